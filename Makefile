@@ -1,0 +1,136 @@
+# Build the bilingual site. Run `make` to list the targets.
+#
+# The lessons execute once (`gallery`); every language build and the message
+# extraction then read what that run generated in docs/lessons/.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+MAKEFLAGS += --no-builtin-rules
+
+# The site's languages. The first is the source language; each other code has
+# its catalogs in locale/<code>/LC_MESSAGES/. A new language is one more code
+# here, then `make update-po` (see docs/translating.md).
+LANGUAGES := en zh_CN
+
+PYTHON ?= python3
+VENV ?= .venv
+BUILDDIR ?= _build
+PORT ?= 8000
+LIVELANG ?= en
+SPHINXOPTS ?=
+
+SOURCE_LANGUAGE := $(firstword $(LANGUAGES))
+TRANSLATIONS := $(filter-out $(SOURCE_LANGUAGE),$(LANGUAGES))
+BIN := $(abspath $(VENV))/bin
+SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -q -c . $(SPHINXOPTS)
+GALLERY_FLAGS ?=
+
+# Reproducible output: the time of the last commit stands for "now".
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 315532800)
+export SOURCE_DATE_EPOCH
+export PYTHONHASHSEED := 0
+
+.PHONY: help
+help: ## Show this list
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) \
+	  | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+# -- Set-up ---------------------------------------------------------------
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV) || { echo "error: '$(PYTHON) -m venv' failed; install Python's venv module (Debian: sudo apt-get install python3-venv)" >&2; exit 1; }
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+.PHONY: system
+system:
+	@tools/require dot graphviz msgmerge gettext msgcat gettext msgfmt gettext
+
+.PHONY: setup
+setup: $(VENV)/.installed system
+
+.PHONY: languages
+languages: setup
+	@$(BIN)/python -m ext.i18n languages $(LANGUAGES)
+
+# -- Building ----------------------------------------------------------------
+
+.PHONY: gallery
+gallery: languages ## Execute the lessons whose source changed
+	@$(BIN)/python -m ext.gallery $(GALLERY_FLAGS)
+
+.PHONY: html
+html: $(addprefix html-,$(LANGUAGES)) landing ## Build the site in every language
+
+.PHONY: html-en html-zh
+html-en: ## Build the English pages into _build/html/en
+html-zh: html-zh_CN ## Build the Chinese pages into _build/html/zh_CN
+
+define language_rules
+.PHONY: html-$(1)
+html-$(1): gallery
+	$$(SPHINXBUILD) -b html -D language=$(1) -d $$(BUILDDIR)/doctrees/$(1) docs $$(BUILDDIR)/html/$(1)
+	@echo "built $$(BUILDDIR)/html/$(1)/index.html"
+endef
+$(foreach lang,$(LANGUAGES),$(eval $(call language_rules,$(lang))))
+
+.PHONY: landing
+landing: languages
+	@$(BIN)/python -m ext.i18n landing --out $(BUILDDIR)/html/index.html $(LANGUAGES)
+
+.PHONY: html-noplot
+html-noplot: ## Build every language without executing any lesson
+	@$(MAKE) --no-print-directory html GALLERY_FLAGS=--no-plot
+
+# -- Translation -------------------------------------------------------------
+
+.PHONY: gettext
+gettext: gallery ## Extract the English messages into _build/gettext
+	@rm -rf $(BUILDDIR)/gettext
+	$(SPHINXBUILD) -b gettext -d $(BUILDDIR)/doctrees/gettext docs $(BUILDDIR)/gettext
+
+.PHONY: update-po
+update-po: gettext ## Refresh locale/ from the sources, keeping every translation
+	@$(BIN)/python -m ext.i18n update-po $(TRANSLATIONS)
+
+.PHONY: stat
+stat: languages ## Show translation progress per catalog
+	@$(BIN)/python -m ext.i18n stat $(TRANSLATIONS)
+
+.PHONY: wrap
+wrap: setup ## Re-wrap the catalogs with powrap
+	@find locale -name '*.po' -print0 | xargs -0 -r $(BIN)/python -m powrap --quiet
+
+# -- Reading and writing -----------------------------------------------------
+
+.PHONY: serve
+serve: ## Serve _build/html on http://127.0.0.1:$(PORT)
+	@test -f $(BUILDDIR)/html/index.html || { echo "error: nothing built yet; run make html first" >&2; exit 1; }
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory $(BUILDDIR)/html $(PORT)
+
+.PHONY: livehtml
+livehtml: gallery ## Rebuild one language on every save (LIVELANG=en)
+	$(BIN)/sphinx-autobuild -c . -D language=$(LIVELANG) -d $(BUILDDIR)/doctrees/live-$(LIVELANG) \
+	  --host 127.0.0.1 --port $(PORT) \
+	  --watch gallery --watch locale --watch ext --watch conf.py \
+	  --ignore '*/docs/lessons/*' --pre-build '$(BIN)/python -m ext.gallery' \
+	  docs $(BUILDDIR)/live/$(LIVELANG)
+
+# -- Quality -------------------------------------------------------------------
+
+.PHONY: check
+check: languages ## Fast static checks: lint, catalogs (syntax, markup, wrapping)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	@$(BIN)/python -m ext.i18n check $(TRANSLATIONS)
+
+.PHONY: test
+test: setup ## Run every test (builds the site in a temporary folder)
+	$(BIN)/python -m pytest
+
+.PHONY: clean
+clean: ## Remove every build output (keeps .venv)
+	rm -rf $(BUILDDIR) docs/lessons

@@ -1,0 +1,75 @@
+"""Sphinx configuration, shared by every language and every builder.
+
+The sources are docs/ (hand-written pages) and gallery/ (the lessons). The
+Makefile builds them once per language; run `make help` for the targets.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+# -- Project ---------------------------------------------------------------
+project = "Double Backward with Custom Functions"
+author = "The double-backward tutorial authors"
+copyright = "2026, the double-backward tutorial authors"
+
+# -- Extensions --------------------------------------------------------------
+extensions = [
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+    "sphinx_copybutton",
+    "ext.gallery",  # lessons execute once, in `make gallery`; cards are translatable
+    "ext.i18n",  # catalogs are checked, and mirrored into _build before use
+    "ext.mathml",  # formulas become MathML at build time
+]
+root_doc = "index"
+exclude_patterns = ["_static"]
+myst_enable_extensions = ["dollarmath", "colon_fence"]
+html_math_renderer = "mathml"
+
+# Strict: every reference must resolve (the Makefile adds -W --keep-going).
+nitpicky = True
+
+# -- Gallery: the lessons ----------------------------------------------------
+sphinx_gallery_conf = {
+    "examples_dirs": "../gallery",
+    "gallery_dirs": "lessons",
+    "filename_pattern": r"/\d\d_[^/]+\.py$",  # execute every lesson
+    "within_subsection_order": "FileNameSortKey",  # file order is reading order
+    "image_scrapers": ("ext.graphs.scraper",),  # graphviz graphs become SVG files
+    "ignore_repr_types": r"graphviz\.",  # …and never print as a repr
+    "default_thumb_file": str(Path(__file__).parent / "docs/_static/lesson-thumb.svg"),
+    "reset_modules": (),
+    "remove_config_comments": True,
+    # Nothing that changes from run to run may reach a page or a catalog.
+    "min_reported_time": float("inf"),
+    "write_computation_times": False,
+    "show_memory": False,
+    "show_signature": False,
+    "download_all_examples": False,
+}
+lessons_execute = False  # only `python -m ext.gallery` sets it (see ext/gallery.py)
+
+# -- Languages ---------------------------------------------------------------
+language = "en"  # the Makefile passes -D language=<code> for each language
+locale_dirs = ["../_build/locale"]  # checked copies of locale/, see ext/i18n.py
+gettext_compact = False  # one catalog per page
+gettext_location = False  # no line numbers: no churn for translators
+gettext_uuid = False
+
+# -- HTML --------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = "Double backward in PyTorch"
+html_static_path = ["docs/_static"]
+html_css_files = ["custom.css"]
+html_last_updated_fmt = None
+html_copy_source = False
+html_show_sourcelink = False
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "footer_start": ["copyright"],
+    "footer_end": [],
+    "navbar_align": "left",
+}
