@@ -91,7 +91,15 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
 
 
 class lesson_card(nodes.General, nodes.Element):
-    """A gallery card: thumbnail, link, title paragraph, tooltip paragraph."""
+    """A gallery card: thumbnail, link, title and tooltip."""
+
+
+class lesson_card_title(nodes.paragraph):
+    """The card's visible title (a paragraph, so gettext extracts it)."""
+
+
+class lesson_card_tooltip(nodes.paragraph):
+    """The card's tooltip text, written into the card's ``tooltip`` attribute."""
 
 
 class LessonCard(Directive):
@@ -102,18 +110,21 @@ class LessonCard(Directive):
     option_spec = {"thumbnail": directives.unchanged_required}
 
     def run(self):
-        node = lesson_card()
-        self.state.nested_parse(self.content, self.content_offset, node)
-        paragraphs = [n for n in node.children if isinstance(n, nodes.paragraph)]
-        if len(paragraphs) != 2:
-            raise self.error("lesson-card needs a title paragraph and a tooltip paragraph")
-        title, tooltip = paragraphs
-        title["classes"].append("sphx-glr-thumbnail-title")
-        tooltip["classes"].append("lesson-card-tooltip")
-        image = nodes.image(uri=self.options["thumbnail"], alt="", candidates={})
-        image["uri"] = directives.uri(self.options["thumbnail"])
         from sphinx.addnodes import pending_xref
 
+        parsed = nodes.Element()
+        self.state.nested_parse(self.content, self.content_offset, parsed)
+        paragraphs = [n for n in parsed.children if isinstance(n, nodes.paragraph)]
+        if len(paragraphs) != 2:
+            raise self.error("lesson-card needs a title paragraph and a tooltip paragraph")
+        parts = []
+        for cls, paragraph in zip(
+            (lesson_card_title, lesson_card_tooltip), paragraphs, strict=True
+        ):
+            part = cls(paragraph.rawsource, "", *paragraph.children)
+            part.source, part.line = paragraph.source, paragraph.line
+            parts.append(part)
+        image = nodes.image(uri=directives.uri(self.options["thumbnail"]), alt="")
         ref = pending_xref(
             "",
             nodes.inline("", "", classes=["xref", "std", "std-doc"]),
@@ -124,15 +135,11 @@ class LessonCard(Directive):
             refwarn=True,
             refdoc=self.state.document.settings.env.docname,
         )
-        link = nodes.paragraph("", "", ref, classes=["lesson-card-link"])
-        node.children = [image, link, title, tooltip]
-        for child in node.children:
-            child.parent = node
-        return [node]
+        return [lesson_card("", image, nodes.paragraph("", "", ref), *parts)]
 
 
 def visit_lesson_card_html(self, node: lesson_card) -> None:
-    tooltip = node.children[3].astext()
+    tooltip = next(node.findall(lesson_card_tooltip)).astext()
     self.body.append(
         f'<div class="sphx-glr-thumbcontainer" tooltip="{html.escape(tooltip, quote=True)}">\n'
     )
@@ -142,8 +149,19 @@ def depart_lesson_card_html(self, node: lesson_card) -> None:
     self.body.append("</div>\n")
 
 
+def visit_card_title_html(self, node: lesson_card_title) -> None:
+    self.body.append('<div class="sphx-glr-thumbnail-title">')
+
+
+def depart_card_title_html(self, node: lesson_card_title) -> None:
+    self.body.append("</div>\n")
+
+
 def visit_skip(self, node) -> None:
     raise nodes.SkipNode
+
+
+_NOT_HTML = {b: (visit_skip, None) for b in ("latex", "text", "man", "texinfo")}
 
 
 def setup(app):
@@ -151,14 +169,9 @@ def setup(app):
     # Before sphinx-gallery reads its configuration (priority 10).
     app.connect("config-inited", disable_generation, priority=5)
     app.connect("source-read", on_source_read)
-    app.add_node(
-        lesson_card,
-        html=(visit_lesson_card_html, depart_lesson_card_html),
-        latex=(visit_skip, None),
-        text=(visit_skip, None),
-        man=(visit_skip, None),
-        texinfo=(visit_skip, None),
-    )
+    app.add_node(lesson_card, html=(visit_lesson_card_html, depart_lesson_card_html), **_NOT_HTML)
+    app.add_node(lesson_card_title, html=(visit_card_title_html, depart_card_title_html))
+    app.add_node(lesson_card_tooltip, html=(visit_skip, None))
     app.add_directive("lesson-card", LessonCard)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
