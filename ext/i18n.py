@@ -83,20 +83,28 @@ class Problem:
 
 
 def load(path: Path):
-    """Parse a catalog strictly, or raise :class:`CatalogError` naming the line."""
+    """Parse a catalog strictly, or raise :class:`CatalogError` naming the line.
+
+    GNU msgfmt is the reference parser (polib and Babel accept some broken
+    files, such as an unterminated string), so the syntax check is its.
+    """
     import polib
 
-    try:
-        return polib.pofile(str(path), wrapwidth=79)
-    except (OSError, ValueError) as exc:
-        detail = str(exc).replace(str(path), "").strip()
-        m = re.search(r"\(line (\d+)\)", detail)
-        line = m[1] if m else "?"
-        detail = re.sub(r"^Syntax error in po file\s*\(line \d+\)\s*:?\s*", "", detail)
+    msgfmt = shutil.which("msgfmt")
+    if msgfmt is None:
         raise CatalogError(
-            f"{_rel(path)}:{line}: syntax error ({detail or 'unreadable'}); "
-            "fix the file (`msgfmt -c` shows the same error)"
-        ) from None
+            "GNU gettext's `msgfmt` is missing; install it with: sudo apt-get install gettext"
+        )
+    result = subprocess.run([msgfmt, "-o", os.devnull, str(path)], capture_output=True, text=True)
+    if result.returncode:
+        lines = result.stderr.strip().splitlines()
+        found = (re.match(rf"^{re.escape(str(path))}:(\d+):\s*(.*)$", ln) for ln in lines)
+        m = next((m for m in found if m), None)
+        line, detail = (m[1], m[2]) if m else ("?", lines[0])
+        raise CatalogError(
+            f"{_rel(path)}:{line}: syntax error ({detail}); fix the file and rebuild"
+        )
+    return polib.pofile(str(path), wrapwidth=79)
 
 
 # Inline markup that a translation must carry over unchanged. For a role or a

@@ -1,0 +1,111 @@
+"""Shared fixtures: a copy of the project, built once per test session.
+
+Tests never build inside the working tree. Each build happens in a temporary
+copy of the project's files (what git tracks, plus new files not ignored),
+using the project's own virtual environment, the way sphinx-gallery's
+tinybuild does it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = Path(sys.prefix)
+LESSONS = sorted(ROOT.glob("gallery/[0-9][0-9]_*.py"))
+LANGUAGES = ["en", "zh_CN"]
+
+
+def project_files() -> list[str]:
+    out = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [f for f in out.split("\0") if f and (ROOT / f).exists()]
+
+
+def copy_project(dest: Path, with_generated: Path | None = None) -> Path:
+    """Copy the project's sources to *dest*; optionally the executed gallery too."""
+    for rel in project_files():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, target)
+    if with_generated is not None:
+        shutil.copytree(with_generated / "docs" / "lessons", dest / "docs" / "lessons")
+    return dest
+
+
+def build_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("MAKEFLAGS", None)
+    env.setdefault("SOURCE_DATE_EPOCH", _epoch())
+    env.update(extra)
+    return env
+
+
+def _epoch() -> str:
+    out = subprocess.run(
+        ["git", "log", "-1", "--format=%ct"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    return out or "315532800"
+
+
+@dataclass
+class Run:
+    returncode: int
+    output: str
+
+
+def make(project: Path, *targets: str, env: dict | None = None, prefix: list[str] = ()) -> Run:
+    """Run make in *project* with this interpreter's venv; stdout+stderr combined."""
+    result = subprocess.run(
+        [*prefix, "make", "--no-print-directory", *targets, f"VENV={VENV}"],
+        cwd=project,
+        env=env or build_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    return Run(result.returncode, result.stdout)
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under *folder*, by relative path, with its bytes."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@dataclass
+class Site:
+    root: Path
+    log: str
+
+    @property
+    def html(self) -> Path:
+        return self.root / "_build" / "html"
+
+    def pages(self, lang: str) -> list[Path]:
+        base = self.html / lang
+        return sorted(p for p in base.rglob("*.html") if "_static" not in p.parts)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Site:
+    """The whole site, built once from a clean copy with `make html`."""
+    root = copy_project(tmp_path_factory.mktemp("site"))
+    run = make(root, "html")
+    assert run.returncode == 0, run.output
+    return Site(root, run.output)

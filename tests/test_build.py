@@ -1,0 +1,222 @@
+"""What `make html` produces: both languages, graphs, clean output."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from conftest import LANGUAGES, LESSONS, copy_project, make, snapshot
+
+pytestmark = pytest.mark.build
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def rel_pages(site, lang):
+    return {p.relative_to(site.html / lang).as_posix() for p in site.pages(lang)}
+
+
+def test_both_languages_have_the_same_pages(site):
+    en, zh = rel_pages(site, "en"), rel_pages(site, "zh_CN")
+    assert en == zh
+    for lesson in LESSONS:
+        assert f"lessons/{lesson.stem}.html" in en
+
+
+def test_landing_page_links_every_language_and_picks_one(site):
+    text = (site.html / "index.html").read_text(encoding="utf-8")
+    for lang in LANGUAGES:
+        assert f'href="{lang}/index.html"' in text
+        assert (site.html / lang / "index.html").exists()
+    assert "navigator.languages" in text and "location.replace" in text
+
+
+class Images(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.images: list[dict] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs))
+
+
+def images(page: Path) -> list[dict]:
+    parser = Images()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser.images
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_graph_is_an_svg_file_with_alt_text(site, lang):
+    referenced = set()
+    for lesson in LESSONS:
+        page = site.html / lang / "lessons" / f"{lesson.stem}.html"
+        graphs = [i for i in images(page) if "autograd-graph" in i.get("class", "")]
+        if "make_dot(" in lesson.read_text():
+            assert graphs, f"{page.name} draws a graph but shows none"
+        for img in graphs:
+            assert img["src"].endswith(".svg")
+            svg = (page.parent / img["src"]).resolve()
+            assert svg.is_file(), img["src"]
+            assert svg.read_bytes().lstrip().startswith(b"<?xml")
+            assert len(img.get("alt", "")) > 20, f"{page.name}: graph without alt text"
+            referenced.add(svg)
+    on_disk = {p.resolve() for p in (site.html / lang / "_images").glob("sphx_glr_*.svg")}
+    assert on_disk == referenced, "an SVG is built but not shown, or the reverse"
+
+
+def test_graph_svgs_have_no_memory_addresses(site):
+    for svg in (site.html / "en" / "_images").glob("*.svg"):
+        text = svg.read_text(encoding="utf-8")
+        assert not re.search(r"<title>\d{6,}</title>", text), svg.name
+        assert "<!--" not in text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_reprs_no_timings(site, lang):
+    for page in site.pages(lang):
+        text = page.read_text(encoding="utf-8")
+        assert "object at 0x" not in text, page
+        assert "graphviz.graphs" not in text, page
+        assert "Total running time" not in text, page
+        assert "sphx-glr-timing" not in text, page
+        assert "sg_execution_times" not in text, page
+    assert not list((site.html / lang).rglob("sg_execution_times*"))
+
+
+class Prose(HTMLParser):
+    """The prose of the article: paragraphs and headings, without code or math."""
+
+    SKIP = {"pre", "code", "math", "script", "style", "kbd", "tt"}
+    BLOCKS = {"p", "h1", "h2", "h3", "h4", "li"}
+
+    def __init__(self):
+        super().__init__()
+        self.in_article = 0
+        self.skip = 0
+        self.current: list[str] | None = None
+        self.blocks: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "article":
+            self.in_article += 1
+        if tag in self.SKIP:
+            self.skip += 1
+        if self.in_article and tag in self.BLOCKS and self.current is None:
+            self.current = []
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIP:
+            self.skip -= 1
+        if tag == "article":
+            self.in_article -= 1
+        if tag in self.BLOCKS and self.current is not None:
+            self.blocks.append(" ".join("".join(self.current).split()))
+            self.current = None
+
+    def handle_data(self, data):
+        if self.current is not None and not self.skip:
+            self.current.append(data)
+
+
+def prose(page: Path) -> list[str]:
+    parser = Prose()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return [b for b in parser.blocks if b]
+
+
+def test_chinese_pages_are_written_in_chinese(site):
+    for page in site.pages("zh_CN"):
+        if page.name in {"genindex.html", "search.html"}:
+            continue
+        blocks = prose(page)
+        assert blocks, page
+        for block in blocks:
+            words = re.findall(r"\b[A-Za-z]{3,}\b", block)
+            if len(words) >= 4:
+                assert CJK.search(block), f"{page.name}: untranslated: {block!r}"
+
+
+@pytest.mark.parametrize(("lang", "attr"), [("en", "en"), ("zh_CN", "zh-CN")])
+def test_lang_attribute(site, lang, attr):
+    for page in site.pages(lang):
+        head = page.read_text(encoding="utf-8")[:400]
+        assert re.search(rf'<html[^>]*\blang="{attr}"', head), page
+
+
+def test_chinese_cards_are_translated(site):
+    index = (site.html / "zh_CN" / "lessons" / "index.html").read_text(encoding="utf-8")
+    tooltips = re.findall(r'class="sphx-glr-thumbcontainer" tooltip="([^"]*)"', index)
+    titles = re.findall(r'<div class="sphx-glr-thumbnail-title">([^<]*)</div>', index)
+    assert len(tooltips) == len(titles) == len(LESSONS)
+    for text in tooltips + titles:
+        assert CJK.search(text), text
+
+
+def test_the_gallery_ran_once_for_both_languages(site):
+    assert site.log.count("gallery: executed") == 1
+    m = re.search(r"gallery: executed (\d+) lesson", site.log)
+    assert m and int(m[1]) == len(LESSONS)
+
+
+def test_a_language_build_executes_nothing(site, tmp_path):
+    """After an edit to a lesson, the zh build alone still reads the old run."""
+    root = copy_project(tmp_path / "p", with_generated=site.root)
+    lesson = root / "gallery" / LESSONS[0].name
+    lesson.write_text(lesson.read_text() + "\nprint('edited')\n")
+    before = snapshot(root / "docs" / "lessons")
+    cmd = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "-q",
+        "-c",
+        ".",
+        "-b",
+        "html",
+        "-D",
+        "language=zh_CN",
+        "docs",
+        "_build/html/zh_CN",
+    ]
+    result = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert snapshot(root / "docs" / "lessons") == before
+
+
+def test_editing_one_lesson_executes_only_that_lesson(site, tmp_path):
+    root = copy_project(tmp_path / "p", with_generated=site.root)
+    lesson = root / "gallery" / LESSONS[-1].name
+    lesson.write_text(lesson.read_text() + "\n# %%\n# An extra cell.\n\nprint('edited')\n")
+    run = make(root, "gallery")
+    assert run.returncode == 0, run.output
+    assert f"executed 1 lesson(s) {lesson.name}; reused {len(LESSONS) - 1}" in run.output
+
+
+def test_an_interrupted_run_is_redone(site, tmp_path):
+    """A lesson whose checksum was written but whose run did not complete runs again."""
+    root = copy_project(tmp_path / "p", with_generated=site.root)
+    complete = root / "docs" / "lessons" / ".complete.json"
+    complete.write_text("{}\n")  # as if the process had died before recording
+    run = make(root, "gallery")
+    assert run.returncode == 0, run.output
+    assert f"executed {len(LESSONS)} lesson(s)" in run.output
+
+
+def test_clean_builds_are_identical_and_need_no_network(site, tmp_path):
+    """A second clean build, with no network at all, gives the same bytes."""
+    if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode:
+        pytest.fail("`unshare -n` is not permitted here; run the tests as root (as CI does)")
+    root = copy_project(tmp_path / "again")
+    run = make(root, "html", prefix=["unshare", "-n"])
+    assert run.returncode == 0, run.output
+    first, second = snapshot(site.html), snapshot(root / "_build" / "html")
+    assert first.keys() == second.keys()
+    differ = [name for name in first if first[name] != second[name]]
+    assert not differ, f"differ between two clean builds: {differ[:10]}"

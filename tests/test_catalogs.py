@@ -1,0 +1,69 @@
+"""The catalogs: complete, stable under update-po, and never losing work."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import polib
+import pytest
+from conftest import ROOT, copy_project, make, snapshot
+
+pytestmark = pytest.mark.build
+
+
+def test_the_catalogs_pass_every_check():
+    result = subprocess.run(
+        [sys.executable, "-m", "ext.i18n", "check", "zh_CN"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_update_po_on_an_unchanged_tree_changes_nothing(site, tmp_path):
+    root = copy_project(tmp_path / "p", with_generated=site.root)
+    before = snapshot(root / "locale")
+    for _ in range(2):
+        run = make(root, "update-po")
+        assert run.returncode == 0, run.output
+        assert "executed 0 lesson(s)" in run.output
+        assert snapshot(root / "locale") == before
+
+
+def test_catalogs_are_in_step_with_the_sources(site, tmp_path):
+    """Every message of the sources is in a catalog: nobody forgot update-po."""
+    root = copy_project(tmp_path / "p", with_generated=site.root)
+    run = make(root, "gettext")
+    assert run.returncode == 0, run.output
+    for pot in sorted((root / "_build" / "gettext").rglob("*.pot")):
+        rel = pot.relative_to(root / "_build" / "gettext").with_suffix(".po")
+        po = polib.pofile(str(ROOT / "locale" / "zh_CN" / "LC_MESSAGES" / rel))
+        have = {e.msgid for e in po if not e.obsolete}
+        missing = [e.msgid for e in polib.pofile(str(pot)) if e.msgid not in have]
+        assert not missing, f"{rel}: run `make update-po`: {missing[:3]}"
+
+
+def test_a_changed_sentence_keeps_its_translation_as_a_fuzzy_suggestion(site, tmp_path):
+    """Edit one English paragraph and delete another: both translations survive."""
+    root = copy_project(tmp_path / "p", with_generated=site.root)
+    page = root / "docs" / "building.md"
+    po_path = root / "locale" / "zh_CN" / "LC_MESSAGES" / "building.po"
+    blocks = page.read_text().split("\n\n")
+    plain = [i for i, b in enumerate(blocks) if b[:1].isalpha()]  # paragraphs
+    by_text = {" ".join(blocks[i].split()): i for i in plain}
+    catalog = polib.pofile(str(po_path))
+    changed, removed = [e for e in catalog if e.msgstr and e.msgid in by_text][:2]
+    blocks[by_text[changed.msgid]] += " Really."
+    del blocks[by_text[removed.msgid]]
+    page.write_text("\n\n".join(blocks))
+
+    run = make(root, "update-po")
+    assert run.returncode == 0, run.output
+    after = polib.pofile(str(po_path))
+    (fuzzy,) = [e for e in after.fuzzy_entries() if e.previous_msgid == changed.msgid]
+    assert fuzzy.msgid == changed.msgid + " Really."
+    assert fuzzy.msgstr == changed.msgstr
+    (obsolete,) = [e for e in after.obsolete_entries() if e.msgid == removed.msgid]
+    assert obsolete.msgstr == removed.msgstr

@@ -1,0 +1,293 @@
+"""Unit tests of the project's own Sphinx extension code (ext/)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import graphviz
+import polib
+import pytest
+
+from ext import gallery, graphs, i18n
+
+
+# -- graphs ------------------------------------------------------------------
+def torchviz_like() -> graphviz.Digraph:
+    g = graphviz.Digraph()
+    g.node("140211", "x\n (3)", fillcolor="lightblue")
+    g.node("140377", "PowBackward0")
+    g.edge("140211", "140377")
+    g.node("140502", "out\n (3)")
+    g.edge("140377", "140502")
+    return g
+
+
+def test_stable_copy_renames_nodes_in_order_of_first_use():
+    copy = graphs.stable_copy(torchviz_like())
+    assert "140211" not in copy.source and "140377" not in copy.source
+    assert "\tn1 [label=" in copy.source
+    assert "\tn1 -> n2" in copy.source and "\tn2 -> n3" in copy.source
+
+
+def test_stable_copy_does_not_touch_the_original():
+    g = torchviz_like()
+    graphs.stable_copy(g)
+    assert "140211" in g.source
+
+
+def test_rendering_the_same_graph_with_other_ids_gives_the_same_bytes():
+    a = graphs.render_svg(torchviz_like())
+    other = graphviz.Digraph()
+    other.node("9", "x\n (3)", fillcolor="lightblue")
+    other.node("8", "PowBackward0")
+    other.edge("9", "8")
+    other.node("7", "out\n (3)")
+    other.edge("8", "7")
+    assert a == graphs.render_svg(other)
+    assert b"<!--" not in a and a.lstrip().startswith(b"<?xml")
+
+
+def test_alt_text_prefers_the_comment():
+    g = torchviz_like()
+    g.comment = "A   graph\nof x."
+    assert graphs.alt_text(g) == "A graph of x."
+
+
+def test_alt_text_falls_back_to_node_labels():
+    alt = graphs.alt_text(torchviz_like())
+    assert "PowBackward0" in alt and alt.startswith("Computation graph")
+
+
+def test_displayed_value_is_the_last_expression_only():
+    g = {"___": "value"}
+    assert graphs.displayed_value("x = 1\nx", g) == "value"
+    assert graphs.displayed_value("x = 1", g) is None
+    assert graphs.displayed_value("def f(:", g) is None
+
+
+def test_scraper_writes_an_svg_and_returns_an_image_directive(tmp_path):
+    src = tmp_path / "docs"
+    images = src / "lessons" / "images"
+    images.mkdir(parents=True)
+    paths = iter([str(images / "sphx_glr_01_x_001.png")])
+    block = SimpleNamespace(content="graph")
+    g = torchviz_like()
+    g.comment = "The graph."
+    rst = graphs.scraper(
+        block, {"example_globals": {"___": g}, "image_path_iterator": paths}, {"src_dir": str(src)}
+    )
+    assert (images / "sphx_glr_01_x_001.svg").is_file()
+    assert ".. image:: /lessons/images/sphx_glr_01_x_001.svg" in rst
+    assert ":alt: The graph." in rst
+
+
+def test_scraper_ignores_other_values(tmp_path):
+    block = SimpleNamespace(content="x")
+    assert graphs.scraper(block, {"example_globals": {"___": 3}}, {}) == ""
+
+
+def test_dot_missing_is_one_clear_error(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(graphs.DotMissingError, match="apt-get install graphviz"):
+        graphs.render_svg(torchviz_like())
+
+
+# -- gallery -----------------------------------------------------------------
+CARD = """
+.. raw:: html
+
+    <div class="sphx-glr-thumbcontainer" tooltip="Save the &quot;inputs&quot;.">
+
+.. only:: html
+
+  .. image:: /lessons/images/thumb/sphx_glr_01_a_thumb.svg
+    :alt:
+
+  :doc:`/lessons/01_a`
+
+.. raw:: html
+
+      <div class="sphx-glr-thumbnail-title">Pattern 1</div>
+    </div>
+
+"""
+
+
+def test_cards_become_translatable_directives():
+    out = gallery.translatable_cards("intro\n" + CARD + "outro\n")
+    assert "raw:: html" not in out.split("outro")[0].split("intro")[1]
+    assert ".. lesson-card:: /lessons/01_a" in out
+    assert ":thumbnail: /lessons/images/thumb/sphx_glr_01_a_thumb.svg" in out
+    assert '   Pattern 1\n\n   Save the "inputs".\n' in out
+
+
+def test_text_without_cards_is_unchanged():
+    assert gallery.translatable_cards("no cards here\n") == "no cards here\n"
+
+
+def test_describe_failure_names_script_and_line():
+    src = str(gallery.ROOT / "gallery" / "01_x.py")
+    tb = (
+        "Traceback (most recent call last):\n"
+        f'  File "{src}", line 12, in <module>\n'
+        "    f()\n"
+        f'  File "{src}", line 4, in f\n'
+        "    raise ValueError('boom')\n"
+        "ValueError: boom\n"
+    )
+    text = gallery.describe_failure(src, tb)
+    assert text.splitlines()[0] == "error: lesson gallery/01_x.py:4 raised ValueError: boom"
+    assert text.splitlines()[-1] == "Reproduce it with: python gallery/01_x.py"
+
+
+def test_forget_incomplete_removes_unrecorded_checksums(tmp_path):
+    (tmp_path / "01_a.py.md5").write_text("aaa")
+    (tmp_path / "02_b.py.md5").write_text("bbb")
+    (tmp_path / gallery.COMPLETE).write_text(json.dumps({"01_a.py.md5": "aaa"}))
+    gallery.forget_incomplete(tmp_path)
+    assert (tmp_path / "01_a.py.md5").exists()
+    assert not (tmp_path / "02_b.py.md5").exists()
+
+
+def test_record_complete_lists_only_current_lessons(tmp_path):
+    (tmp_path / "01_a.py").write_text("print(1)\n")
+    (tmp_path / "01_a.py.md5").write_text(gallery._md5(tmp_path / "01_a.py"))
+    (tmp_path / "02_b.py").write_text("print(2)\n")
+    (tmp_path / "02_b.py.md5").write_text("stale")
+    gallery.record_complete(tmp_path)
+    done = json.loads((tmp_path / gallery.COMPLETE).read_text())
+    assert list(done) == ["01_a.py.md5"]
+
+
+def test_stale_lessons(tmp_path):
+    src, out = tmp_path / "gallery", tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    (src / "01_a.py").write_text("a\n")
+    (src / "02_b.py").write_text("b\n")
+    (out / "01_a.py.md5").write_text(gallery._md5(src / "01_a.py"))
+    assert gallery.stale_lessons(src, out) == ["02_b.py"]
+
+
+def test_zips_get_fixed_timestamps(tmp_path):
+    path = tmp_path / "a.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("b.py", "print(2)")
+        z.writestr("a.py", "print(1)")
+    gallery.normalize_zips(tmp_path, 0)
+    first = path.read_bytes()
+    gallery.normalize_zips(tmp_path, 0)
+    assert path.read_bytes() == first
+    with zipfile.ZipFile(path) as z:
+        assert z.namelist() == ["a.py", "b.py"]
+        assert {i.date_time for i in z.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+
+
+# -- i18n --------------------------------------------------------------------
+@pytest.mark.parametrize("code", ["en", "zh_CN", "ja", "fr"])
+def test_known_language_codes(code, tmp_path):
+    i18n.check_language(code, tmp_path, need_catalogs=False)
+
+
+@pytest.mark.parametrize("code", ["xx", "zh-Hant-XX-bad", ""])
+def test_unknown_language_codes(code, tmp_path):
+    with pytest.raises(i18n.CatalogError, match="unknown language code"):
+        i18n.check_language(code, tmp_path)
+
+
+def test_a_language_without_catalogs_says_run_update_po(tmp_path):
+    with pytest.raises(i18n.CatalogError, match="make update-po"):
+        i18n.check_language("ja", tmp_path)
+
+
+def write_po(path: Path, entries: list[tuple[str, str]], fuzzy: bool = False) -> Path:
+    catalog = polib.POFile()
+    catalog.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "zh_CN"}
+    for msgid, msgstr in entries:
+        catalog.append(polib.POEntry(msgid=msgid, msgstr=msgstr, flags=["fuzzy"] if fuzzy else []))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    catalog.save(str(path))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("msgid", "msgstr"),
+    [
+        ("Use ``gradcheck`` here.", "在这里使用 ``gradcheck``。"),
+        ("See :ref:`the lesson <lesson-a>`.", "见 :ref:`该课程 <lesson-a>`。"),
+        ("See :doc:`/building`.", "见 :doc:`/building`。"),
+        ("It is :math:`2x`.", "它是 :math:`2x`。"),
+    ],
+)
+def test_markup_kept_passes(tmp_path, msgid, msgstr):
+    po = write_po(tmp_path / "a.po", [(msgid, msgstr)])
+    assert i18n.check_catalog(po, "a", tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("msgid", "msgstr"),
+    [
+        ("Use ``gradcheck`` here.", "在这里使用 gradcheck。"),  # literal dropped
+        ("Use ``gradcheck`` here.", "在这里使用 ``梯度检查``。"),  # literal translated
+        ("See :ref:`the lesson <lesson-a>`.", "见 :ref:`该课程 <lesson-b>`。"),  # target
+        ("It is :math:`2x`.", "它是 :math:`2y`。"),
+        ("Use ``gradcheck`` here.", "在这里使用 ``gradcheck 。"),  # broken literal
+    ],
+)
+def test_markup_changed_is_reported_with_file_and_line(tmp_path, msgid, msgstr):
+    po = write_po(tmp_path / "a.po", [(msgid, msgstr)])
+    (problem,) = i18n.check_catalog(po, "a", tmp_path)
+    assert problem.path == po and problem.line > 0
+    assert "markup" in problem.message
+
+
+def test_broken_emphasis_is_reported(tmp_path):
+    po = write_po(tmp_path / "a.po", [("It is **not** recorded.", "它 **不会被记录。")])
+    (problem,) = i18n.check_catalog(po, "a", tmp_path)
+    assert "broken reST" in problem.message
+
+
+def test_markdown_catalogs_use_markdown_markup(tmp_path):
+    (tmp_path / "page.md").write_text("# x\n")
+    ok = write_po(tmp_path / "ok.po", [("Run `make html`.", "运行 `make html`。")])
+    bad = write_po(tmp_path / "bad.po", [("Run `make html`.", "运行 make html。")])
+    assert i18n.check_catalog(ok, "page", tmp_path) == []
+    assert len(i18n.check_catalog(bad, "page", tmp_path)) == 1
+
+
+def test_a_syntax_error_names_file_and_line(tmp_path):
+    po = tmp_path / "bad.po"
+    po.write_text('msgid ""\nmsgstr ""\n\nmsgid "a"\nmsgstr "b\n')
+    with pytest.raises(i18n.CatalogError, match=r"bad.po:\d+: syntax error"):
+        i18n.load(po)
+
+
+def test_mirror_copies_changed_catalogs_only(tmp_path):
+    src, dst = tmp_path / "locale", tmp_path / "build"
+    a = write_po(src / "zh_CN" / "LC_MESSAGES" / "a.po", [("x", "叉")])
+    i18n.mirror("zh_CN", dst, src)
+    copied = dst / "zh_CN" / "LC_MESSAGES" / "a.po"
+    assert copied.read_bytes() == a.read_bytes()
+    mtime = copied.stat().st_mtime_ns
+    i18n.mirror("zh_CN", dst, src)
+    assert copied.stat().st_mtime_ns == mtime
+    a.unlink()
+    i18n.mirror("zh_CN", dst, src)
+    assert not copied.exists()
+
+
+def test_stat_counts(tmp_path):
+    write_po(tmp_path / "zh_CN" / "LC_MESSAGES" / "a.po", [("x", "叉"), ("y", "")])
+    (row,) = i18n.stat(["zh_CN"], tmp_path)
+    assert (row["translated"], row["untranslated"], row["percent"]) == (1, 1, 50.0)
+
+
+def test_landing_page_lists_every_language():
+    page = i18n.landing_page(["en", "zh_CN", "ja"])
+    for code in ["en", "zh_CN", "ja"]:
+        assert f'href="{code}/index.html"' in page
+    assert 'hreflang="zh-CN"' in page and "简体中文" in page
+    assert '["en", "zh_CN", "ja"]' in page
