@@ -39,10 +39,15 @@ help: ## Show this list
 
 # -- Set-up ---------------------------------------------------------------
 
-$(VENV)/.installed: requirements.txt
+# The stamp is named after the requirements' hash: a fresh clone with the same
+# pins reuses an existing environment, and a changed pin reinstalls.
+REQUIREMENTS_HASH := $(shell sha256sum requirements.txt | cut -c1-16)
+INSTALLED := $(VENV)/.installed-$(REQUIREMENTS_HASH)
+
+$(INSTALLED): requirements.txt
 	$(PYTHON) -m venv $(VENV) || { echo "error: '$(PYTHON) -m venv' failed; install Python's venv module (Debian: sudo apt-get install python3-venv)" >&2; exit 1; }
-	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	rm -f $(VENV)/.installed-*
 	touch $@
 
 .PHONY: system
@@ -50,7 +55,7 @@ system:
 	@tools/require dot graphviz msgmerge gettext msgcat gettext msgfmt gettext
 
 .PHONY: setup
-setup: $(VENV)/.installed system
+setup: $(INSTALLED) system
 
 .PHONY: languages
 languages: setup
@@ -70,10 +75,13 @@ html-en: ## Build the English pages into _build/html/en
 html-zh: html-zh_CN ## Build the Chinese pages into _build/html/zh_CN
 
 define language_rules
-.PHONY: html-$(1)
-html-$(1): gallery
+.PHONY: html-$(1) catalogs-$(1)
+html-$(1): gallery $(if $(filter $(1),$(SOURCE_LANGUAGE)),,catalogs-$(1))
 	$$(SPHINXBUILD) -b html -D language=$(1) -d $$(BUILDDIR)/doctrees/$(1) docs $$(BUILDDIR)/html/$(1)
 	@echo "built $$(BUILDDIR)/html/$(1)/index.html"
+
+catalogs-$(1): languages
+	@$$(BIN)/python -m ext.i18n validate $(1)
 endef
 $(foreach lang,$(LANGUAGES),$(eval $(call language_rules,$(lang))))
 

@@ -39,7 +39,7 @@ sphinx_gallery_conf = {
     "within_subsection_order": "FileNameSortKey",  # file order is reading order
     "image_scrapers": ("ext.graphs.scraper",),  # graphviz graphs become SVG files
     "ignore_repr_types": r"graphviz\.",  # …and never print as a repr
-    "default_thumb_file": str(Path(__file__).parent / "docs/_static/lesson-thumb.svg"),
+    "default_thumb_file": "docs/_static/lesson-thumb.svg",  # relative to the root
     "reset_modules": (),
     "remove_config_comments": True,
     # Nothing that changes from run to run may reach a page or a catalog.

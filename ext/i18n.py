@@ -508,6 +508,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("languages", help="check language codes")
     p.add_argument("langs", nargs="+")
+    p = sub.add_parser("validate", help="check what a build needs: syntax and markup")
+    p.add_argument("langs", nargs="+")
     p = sub.add_parser("update-po", help="merge templates into catalogs")
     p.add_argument("--pot", type=Path, default=ROOT / "_build" / "gettext")
     p.add_argument("langs", nargs="+")
@@ -523,6 +525,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "languages":
             for code in args.langs:
                 check_language(code, need_catalogs=False)
+        elif args.cmd == "validate":
+            problems = []
+            for lang in args.langs:
+                check_language(lang)
+                problems += check_language_catalogs(lang, ROOT / "docs")
+            for problem in problems:
+                print(f"error: {problem}", file=sys.stderr)
+            return 1 if problems else 0
         elif args.cmd == "update-po":
             counts = update_po(args.pot, args.langs)
             print(", ".join(f"{v} {k}" for k, v in counts.items()))

@@ -7,14 +7,14 @@ small. docutils ships the LaTeX-to-MathML converter used here.
 from __future__ import annotations
 
 from docutils import nodes
-from docutils.utils.math import latex2mathml
+from docutils.utils.math import MathError, latex2mathml
 from sphinx.errors import SphinxError
 
 
 def _convert(self, node, latex: str, block: bool) -> str:
     try:
         return latex2mathml.tex2mathml(latex, as_block=block)
-    except SyntaxError as exc:
+    except (MathError, SyntaxError) as exc:
         where = f"{node.source}:{node.line}" if node.source else "a page"
         raise SphinxError(f"{where}: cannot render math {latex!r}: {exc}") from None
 

@@ -85,9 +85,9 @@ assert torch.equal(grad_grad_x, torch.full_like(x, 2.0))
 #
 # The tensor that ``backward`` gets back from ``ctx.saved_tensors`` is ``x``
 # itself: a leaf that requires grad. So when ``backward`` computes
-# ``grad_out * 2 * x`` under ``create_graph=True``, autograd records two
-# multiplications that depend on ``x``. The ``grad_fn`` printed above,
-# ``MulBackward0``, is the last of them.
+# ``grad_out * 2 * x`` under ``create_graph=True``, autograd records the
+# multiplication by ``x``. The ``grad_fn`` printed above, ``MulBackward0``, is
+# that multiplication.
 #
 # The same holds when the input is not a leaf: any tensor that is a function
 # of something requiring grad carries its own ``grad_fn``, and backward's use
@@ -135,17 +135,19 @@ assert first_ok and second_ok
 #
 # ``torchviz.make_dot`` draws the graph behind a set of tensors. Drawing
 # ``grad_x`` together with ``x`` and ``out`` shows that the gradient is not a
-# dead end: its ``MulBackward0`` nodes lead back to the leaf ``x`` (blue), the
-# same leaf that ``out`` (green) came from through ``SquareBackward``. That
-# path from ``grad_x`` to ``x`` is the derivative :math:`2x` written as a
-# graph, and it is what ``gradgradcheck`` walked.
+# dead end: its ``MulBackward0`` node leads back to the leaf ``x``, the same
+# leaf that ``out`` came from through ``SquareBackward``. (torchviz draws the
+# outputs you ask for in green and a tensor that a custom Function saved in
+# orange; ``x`` is both a leaf and a saved tensor.) That path from ``grad_x``
+# to ``x`` is the derivative :math:`2x` written as a graph, and it is what
+# ``gradgradcheck`` walked.
 
 from torchviz import make_dot
 
 graph = make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 graph.comment = (
-    "Autograd graph of grad_x, x and out: grad_x comes from two MulBackward0 "
-    "nodes that lead back to the leaf x, which also feeds SquareBackward and out."
+    "Autograd graph of grad_x, x and out: grad_x comes from a MulBackward0 "
+    "node that leads back to the leaf x, which also feeds SquareBackward and out."
 )
 graph
 

@@ -64,7 +64,7 @@ def test_a_po_file_with_a_syntax_error(project):
     assert "locale/zh_CN/LC_MESSAGES/index.po:" in run.output
     assert "syntax error" in run.output
     assert untouched(project, before)
-    assert not (project / "_build" / "html" / "zh_CN").exists()
+    assert not (project / "_build" / "html" / "zh_CN" / "index.html").exists()
 
 
 def test_a_msgstr_with_broken_rest(project):
@@ -75,6 +75,7 @@ def test_a_msgstr_with_broken_rest(project):
     entry = next(e for e in catalog if "``" in e.msgstr)
     entry.msgstr = entry.msgstr.replace("``", "`", 1)
     catalog.save(str(po))
+    entry = next(e for e in polib.pofile(str(po)) if e.msgid == entry.msgid)
     before = state(project)
     run = make(project, "html-zh")
     assert run.returncode != 0
