@@ -1,0 +1,536 @@
+r"""
+.. _lesson-custom-layer:
+
+A custom layer: a linear map with its own backward
+==================================================
+
+So far the Functions in these lessons took one tensor and returned one. A
+real layer takes several: an input, a weight and an optional bias, and
+backward must return a gradient for each of them. This lesson builds a linear
+layer from scratch, as a custom Function inside an ``nn.Module``, checks it
+against PyTorch's own ``torch.nn.functional.linear``, trains it, and then
+makes it support double backward.
+
+You will learn:
+
+* how to write a backward for several inputs, and skip the work nobody needs;
+* how to wrap a Function in a module with proper parameters;
+* what ``once_differentiable`` does when someone asks for a second derivative;
+* why the best custom Function is often a small one.
+"""
+
+# %%
+# The formulas
+# ------------
+#
+# A linear layer maps an input :math:`x` with ``in_features`` columns to an
+# output with ``out_features`` columns:
+#
+# .. math::
+#
+#    y = x W^\top + b
+#
+# The weight :math:`W` has shape ``(out_features, in_features)`` and the bias
+# :math:`b` has shape ``(out_features,)``. Given the gradient :math:`g` of the
+# loss with respect to :math:`y`, the three gradients are:
+#
+# .. math::
+#
+#    \frac{\partial L}{\partial x} = g W, \quad
+#    \frac{\partial L}{\partial W} = g^\top x, \quad
+#    \frac{\partial L}{\partial b} = \sum_{\text{rows}} g
+#
+# The input may have extra batch dimensions in front, for example
+# ``(batch, time, in_features)``. The weight and the bias are shared by every
+# row, so their gradients add up the contributions of all rows. The helper
+# below flattens the batch dimensions into one before it multiplies.
+#
+# The helper takes ``needs``, a tuple of three booleans that says which
+# gradients are wanted. Autograd provides it as ``ctx.needs_input_grad``. A
+# gradient that is not wanted is not computed, and is returned as ``None``.
+
+import torch
+
+
+def linear_grads(needs, input, weight, bias, grad_out):
+    """Gradients of ``input @ weight.T + bias``."""
+    grad_input = grad_weight = grad_bias = None
+    rows_in = input.reshape(-1, input.shape[-1])
+    rows_out = grad_out.reshape(-1, grad_out.shape[-1])
+    if needs[0]:
+        grad_input = grad_out @ weight
+    if needs[1]:
+        grad_weight = rows_out.t() @ rows_in
+    if bias is not None and needs[2]:
+        grad_bias = rows_out.sum(0)
+    return grad_input, grad_weight, grad_bias
+
+
+# %%
+# The Function
+# ------------
+#
+# ``forward`` takes the input, the weight and an optional bias, and saves all
+# three. ``save_for_backward`` accepts ``None``, so a missing bias needs no
+# special case. ``backward`` returns one gradient per input of ``forward``;
+# when the bias is missing, its gradient is ``None``.
+#
+# For now, ``backward`` is marked with ``once_differentiable``. This decorator
+# runs ``backward`` without recording it, and makes any attempt to
+# differentiate its result raise an error. It is the honest choice for a
+# Function whose second derivative you have not checked yet. Later in this
+# lesson we remove it.
+
+from torch.autograd.function import once_differentiable
+
+
+class LinearFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, weight, bias=None):
+        ctx.save_for_backward(input, weight, bias)
+        output = input @ weight.t()
+        if bias is not None:
+            output = output + bias
+        return output
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        input, weight, bias = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        return linear_grads(needs, input, weight, bias, grad_out)
+
+
+# %%
+# ``ctx.needs_input_grad`` at work
+# --------------------------------
+#
+# The ``ctx`` of a call is also the ``grad_fn`` of its output, so we can look
+# at the flags that ``backward`` will see. Here the data does not require
+# grad, so its flag is ``False``, and ``backward`` does not compute a gradient
+# for it. That saves one matrix product per training step.
+
+torch.manual_seed(0)
+data = torch.randn(5, 3)
+w = torch.randn(2, 3, requires_grad=True)
+b = torch.randn(2, requires_grad=True)
+
+out = LinearFunction.apply(data, w, b)
+print("needs_input_grad:", out.grad_fn.needs_input_grad)
+assert out.grad_fn.needs_input_grad == (False, True, True)
+
+out.sum().backward()
+print("data.grad:", data.grad)
+print("b.grad:", b.grad)
+assert data.grad is None
+assert torch.allclose(b.grad, torch.full((2,), 5.0))
+
+# %%
+# The gradient of the bias is the incoming gradient (all ones here) summed
+# over the five rows, hence the fives.
+#
+# A module around the Function
+# ----------------------------
+#
+# Users expect a layer, not a Function. The module below holds the weight and
+# the bias as ``nn.Parameter`` objects, so that ``parameters()`` finds them and
+# an optimizer can update them. Without a bias, it registers ``None`` in its
+# place, so ``layer.bias`` still exists.
+#
+# ``reset_parameters`` gives the parameters the same starting values as
+# ``nn.Linear``: a Kaiming uniform weight with ``a = sqrt(5)``, and a bias
+# drawn uniformly from :math:`\left( -1/\sqrt{n}, 1/\sqrt{n} \right)`, where
+# :math:`n` is ``in_features``. ``extra_repr`` adds the layer's sizes to the
+# text that ``print(layer)`` shows.
+
+import math
+
+from torch import nn
+
+
+class Linear(nn.Module):
+    def __init__(self, in_features, out_features, bias=True):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = nn.Parameter(torch.empty(out_features, in_features))
+        if bias:
+            self.bias = nn.Parameter(torch.empty(out_features))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features)
+            nn.init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return LinearFunction.apply(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (
+            f"in_features={self.in_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )
+
+
+print(Linear(3, 2))
+print(Linear(3, 2, bias=False))
+
+# %%
+# Both layers draw their parameters in the same order from the random
+# generator. So with the same seed, our layer starts exactly where
+# ``nn.Linear`` starts.
+
+torch.manual_seed(1)
+ours = Linear(4, 3)
+torch.manual_seed(1)
+reference = nn.Linear(4, 3)
+
+assert torch.equal(ours.weight, reference.weight)
+assert torch.equal(ours.bias, reference.bias)
+print("same initial parameters as nn.Linear:", True)
+
+# %%
+# Checking against ``torch.nn.functional.linear``
+# -----------------------------------------------
+#
+# ``torch.nn.functional.linear`` computes the same map with PyTorch's own
+# backward. On the same input and the same parameters, our layer must give
+# the same output and the same three gradients. The input here has two batch
+# dimensions, to test the flattening in ``linear_grads``.
+
+import torch.nn.functional as F
+
+torch.manual_seed(2)
+x = torch.randn(2, 5, 4, requires_grad=True)
+params = (x, ours.weight, ours.bias)
+
+out_ours = ours(x)
+out_ref = F.linear(x, ours.weight, ours.bias)
+grads_ours = torch.autograd.grad((out_ours**2).sum(), params)
+grads_ref = torch.autograd.grad((out_ref**2).sum(), params)
+
+print("output shape:", tuple(out_ours.shape))
+assert torch.allclose(out_ours, out_ref)
+names = ("input", "weight", "bias")
+for name, g_ours, g_ref in zip(names, grads_ours, grads_ref, strict=True):
+    assert torch.allclose(g_ours, g_ref, atol=1e-6)
+    print(f"grad of {name} matches F.linear:", True)
+
+# %%
+# Checking against finite differences
+# -----------------------------------
+#
+# ``gradcheck`` compares the hand-written backward with numerical derivatives,
+# for all three inputs at once. As always, it runs in ``float64``. We check
+# once with a bias and once without.
+
+from torch.autograd import gradcheck, gradgradcheck
+
+torch.manual_seed(3)
+x64 = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+w64 = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+b64 = torch.randn(2, dtype=torch.float64, requires_grad=True)
+
+ok_bias = gradcheck(LinearFunction.apply, (x64, w64, b64))
+ok_no_bias = gradcheck(LinearFunction.apply, (x64, w64))
+print("gradcheck with bias:", ok_bias)
+print("gradcheck without bias:", ok_no_bias)
+assert ok_bias and ok_no_bias
+
+# %%
+# Training for a few steps
+# ------------------------
+#
+# The last test of a layer is whether it learns. We make up a linear map with
+# known weights, generate data from it with a little noise, and fit our layer
+# with plain stochastic gradient descent.
+
+torch.manual_seed(4)
+true_weight = torch.tensor([[2.0, -1.0, 0.5], [0.0, 3.0, -2.0]])
+true_bias = torch.tensor([1.0, -0.5])
+inputs = torch.randn(64, 3)
+noise = 0.01 * torch.randn(64, 2)
+targets = inputs @ true_weight.t() + true_bias + noise
+
+layer = Linear(3, 2)
+optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+losses = []
+for _ in range(50):
+    optimizer.zero_grad()
+    loss = F.mse_loss(layer(inputs), targets)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+
+print(f"loss at step 0:  {losses[0]:.4f}")
+print(f"loss at step 49: {losses[-1]:.4f}")
+assert losses[-1] < 0.01 * losses[0]
+
+# %%
+# The loss fell by more than a factor of a hundred, and the learned weight is
+# close to the true one.
+
+print("learned weight:", layer.weight.detach().round(decimals=2))
+assert torch.allclose(layer.weight, true_weight, atol=0.1)
+
+# %%
+# Asking for a second derivative
+# ------------------------------
+#
+# Now ask for something that needs double backward: a penalty on the size of
+# a gradient, as used to train some generative models. The first gradient is taken with
+# ``create_graph=True``, and then the penalty is differentiated.
+#
+# Because ``backward`` is marked ``once_differentiable``, the gradient it
+# returns carries a special ``grad_fn`` that only raises an error. The error
+# appears when the second backward reaches it, and it names the cause.
+
+out = LinearFunction.apply(x64, w64, b64)
+(grad_w,) = torch.autograd.grad((out**2).sum(), w64, create_graph=True)
+print("grad_w.grad_fn:", type(grad_w.grad_fn).__name__)
+
+penalty = grad_w.pow(2).sum()
+message = ""
+try:
+    penalty.backward()
+except RuntimeError as err:
+    message = str(err)
+    print("RuntimeError:", message)
+assert "marked with @once_differentiable" in message
+
+# %%
+# This is the point of the decorator: without it, a backward that autograd
+# cannot follow could give a silently wrong second derivative. With it, the
+# mistake is loud.
+#
+# One detail: the error node is added only when the incoming gradient itself
+# requires grad, as here, where it is :math:`2y`. A loss that is linear in
+# the output, such as ``out.sum()``, sends a constant gradient, and the result
+# of ``backward`` then has no graph at all.
+
+out = LinearFunction.apply(x64, w64, b64)
+(grad_w_const,) = torch.autograd.grad(out.sum(), w64, create_graph=True)
+print("after out.sum(), grad_w requires grad:", grad_w_const.requires_grad)
+assert not grad_w_const.requires_grad
+
+# %%
+# ``gradgradcheck`` does not pass either, but it does not hit this error. It
+# asks only for derivatives with respect to the tensors it passed in, and the
+# error node is not connected to any of them, so autograd never runs it.
+# Instead, ``gradgradcheck`` finds that the second derivatives disagree with
+# the numerical ones. Its message starts with the first pair that disagrees:
+# output 0 of the first backward, the gradient of the input :math:`g W`,
+# depends on input 1, the weight, but the recorded graph says it does not.
+# The message goes on with both matrices; we print its first line only.
+
+from torch.autograd.gradcheck import GradcheckError
+
+first_line = ""
+try:
+    gradgradcheck(LinearFunction.apply, (x64, w64, b64))
+except GradcheckError as err:
+    first_line = str(err).splitlines()[0]
+    print("GradcheckError:", first_line)
+assert first_line.startswith("Jacobian mismatch for output 0")
+assert "with respect to input 1" in first_line
+
+# %%
+# A backward that autograd can follow
+# -----------------------------------
+#
+# Look again at what ``backward`` does: two matrix products and a sum, all
+# ordinary PyTorch operations, on the saved input, the saved weight and the
+# incoming gradient. The saved tensors are inputs of ``forward``, so they keep
+# their link to the graph. This is pattern 1 of :ref:`lesson-saving-inputs`.
+# Nothing in this backward is hidden from autograd, so the decorator is not
+# needed at all.
+#
+# The second version is the same Function without ``once_differentiable``.
+
+
+class LinearFunctionDD(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, weight, bias=None):
+        ctx.save_for_backward(input, weight, bias)
+        output = input @ weight.t()
+        if bias is not None:
+            output = output + bias
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        input, weight, bias = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        return linear_grads(needs, input, weight, bias, grad_out)
+
+
+ok_first = gradcheck(LinearFunctionDD.apply, (x64, w64, b64))
+ok_second = gradgradcheck(LinearFunctionDD.apply, (x64, w64, b64))
+print("gradcheck:", ok_first)
+print("gradgradcheck:", ok_second)
+assert ok_first and ok_second
+
+# %%
+# The gradient penalty now works, and it agrees with the one computed through
+# ``F.linear``.
+
+
+def penalty_grads(linear):
+    out = linear(x64, w64, b64)
+    (grad_w,) = torch.autograd.grad((out**2).sum(), w64, create_graph=True)
+    return torch.autograd.grad(grad_w.pow(2).sum(), (x64, w64, b64))
+
+
+ours_pg = penalty_grads(LinearFunctionDD.apply)
+ref_pg = penalty_grads(F.linear)
+for ours_g, ref_g in zip(ours_pg, ref_pg, strict=True):
+    assert torch.allclose(ours_g, ref_g)
+print("second derivatives match F.linear:", True)
+
+# %%
+# The graph of the gradient
+# -------------------------
+#
+# Here is the graph behind ``grad_w``, the gradient with respect to the weight
+# computed with ``create_graph=True`` on a small example. Read it from the
+# bottom up:
+#
+# * ``MmBackward0`` is the matrix product :math:`g^\top x` inside our
+#   ``backward``. It was recorded, so the gradient has a graph of its own.
+# * On one side, ``TBackward0`` and ``ViewBackward0`` are the transpose and
+#   the reshape of the incoming gradient :math:`g`. Above them, the power and
+#   the two multiplications are autograd's own backward of the square in the
+#   loss: they computed :math:`g = 2y`. Above those, ``LinearFunctionDDBackward``
+#   is the forward pass that produced :math:`y`.
+# * On the other side, the second ``ViewBackward0`` is the reshape of the
+#   saved input, and it leads straight to ``x``.
+#
+# The leaves ``x``, ``w`` and ``b`` are drawn in orange, because torchviz
+# also shows them as the tensors that our Function saved (the lines without
+# arrows). Every path ends at one of them, so a second backward can walk from
+# ``grad_w`` to all three.
+
+from torchviz import make_dot
+
+torch.manual_seed(5)
+x_small = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+w_small = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+b_small = torch.randn(2, dtype=torch.float64, requires_grad=True)
+out_small = LinearFunctionDD.apply(x_small, w_small, b_small)
+loss_small = (out_small**2).sum()
+(grad_w_small,) = torch.autograd.grad(loss_small, w_small, create_graph=True)
+
+graph = make_dot(
+    grad_w_small,
+    params={"x": x_small, "w": w_small, "b": b_small, "grad_w": grad_w_small},
+)
+graph.comment = (
+    "Autograd graph of grad_w: the matrix product, transpose and reshapes "
+    "recorded from the hand-written backward lead back, through the backward "
+    "of the loss and LinearFunctionDDBackward, to the leaves x, w and b."
+)
+graph
+
+# %%
+# The lesson checks its own claims: ``grad_w`` comes from a recorded matrix
+# product, and its graph reaches all three leaves.
+
+
+def reaches(fn, leaf):
+    """True if the backward graph under ``fn`` accumulates into ``leaf``."""
+    if fn is None:
+        return False
+    if getattr(fn, "variable", None) is leaf:
+        return True
+    return any(reaches(next_fn, leaf) for next_fn, _ in fn.next_functions)
+
+
+print("grad_w.grad_fn:", type(grad_w_small.grad_fn).__name__)
+assert type(grad_w_small.grad_fn).__name__ == "MmBackward0"
+for name, leaf in (("x", x_small), ("w", w_small), ("b", b_small)):
+    assert reaches(grad_w_small.grad_fn, leaf)
+    print(f"grad_w depends on {name}:", True)
+
+# %%
+# Put as little as possible inside your own Function
+# --------------------------------------------------
+#
+# Every line inside a custom Function is a line whose derivatives you must
+# write and test yourself, for first and for second order. Every line outside
+# it is differentiated by autograd, correctly, to any order. So keep the
+# Function as small as the job allows, and let autograd do the rest.
+#
+# For a linear layer, the only part worth a custom Function is the matrix
+# product, if any part is: that is where you would call a special kernel or
+# save memory. The bias is a plain addition, and autograd handles it. The
+# version below has a Function for the product only. The bias, and its
+# gradient, are ordinary PyTorch code.
+
+
+class MatMulTransposed(torch.autograd.Function):
+    """Computes ``input @ weight.T``, nothing else."""
+
+    @staticmethod
+    def forward(ctx, input, weight):
+        ctx.save_for_backward(input, weight)
+        return input @ weight.t()
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        input, weight = ctx.saved_tensors
+        grad_input, grad_weight, _ = linear_grads(
+            ctx.needs_input_grad, input, weight, None, grad_out
+        )
+        return grad_input, grad_weight
+
+
+def small_linear(input, weight, bias=None):
+    output = MatMulTransposed.apply(input, weight)
+    if bias is not None:
+        output = output + bias  # autograd differentiates this line
+    return output
+
+
+ok_first = gradcheck(small_linear, (x64, w64, b64))
+ok_second = gradgradcheck(small_linear, (x64, w64, b64))
+print("gradcheck:", ok_first)
+print("gradgradcheck:", ok_second)
+assert ok_first and ok_second
+
+# %%
+# The Function is shorter, its backward has one job less, and double backward
+# still works. For this layer you could go one step further: the whole map is
+# ``input @ weight.t() + bias`` in plain PyTorch, which needs no custom
+# Function at all. Write one only for the part that autograd cannot do, or
+# cannot do well enough.
+
+plain = x64 @ w64.t() + b64
+assert torch.allclose(plain, small_linear(x64, w64, b64))
+assert torch.allclose(plain, LinearFunctionDD.apply(x64, w64, b64))
+print("plain PyTorch gives the same output:", True)
+
+# %%
+# Summary
+# -------
+#
+# * A Function with several inputs returns one gradient for each, in order.
+#   Use ``ctx.needs_input_grad`` to skip gradients that nobody asked for, and
+#   return ``None`` for them and for a missing bias.
+# * Wrap the Function in an ``nn.Module`` with ``nn.Parameter`` objects, a
+#   ``reset_parameters`` method and an ``extra_repr``.
+# * Check it against a reference implementation, with ``gradcheck``, and by
+#   training it.
+# * ``once_differentiable`` turns a silent wrong second derivative into a
+#   clear error. Remove it only when ``gradgradcheck`` passes.
+# * A backward built from differentiable operations on saved inputs supports
+#   double backward by itself.
+# * Put as little as possible inside your own Function, and let autograd do
+#   the rest.
+#
+# For the decisions of all the lessons on one page, see :doc:`/summary`.
+# The next lesson turns to forward-mode differentiation, and computes the
+# same derivatives in the other direction.
