@@ -1,0 +1,500 @@
+r"""
+.. _lesson-second-derivatives:
+
+Beyond: why second derivatives matter
+=====================================
+
+The earlier lessons made custom Functions pass ``gradgradcheck``. This lesson
+shows what that buys you. Three common techniques in deep learning need the
+derivative of a gradient, and each of them runs through any custom Function in
+the model. If that Function does not support double backward, the technique
+fails with an error, or worse, gives silently wrong numbers.
+
+You will learn:
+
+* how to compute a Hessian-vector product with two calls to
+  ``torch.autograd.grad``, and check it against
+  ``torch.autograd.functional.hvp``;
+* how a gradient penalty (as in WGAN-GP) trains a network through the
+  second derivative of its activation;
+* how a physics-informed loss uses :math:`u''(x)`, and why its training step
+  needs a third derivative.
+"""
+
+# %%
+# Two smooth activations
+# ----------------------
+#
+# Both uses below need an activation function with a smooth derivative, so we
+# write two of them as custom Functions.
+#
+# ``SmoothReLU`` is the softplus function. Its derivative is the logistic
+# sigmoid :math:`\sigma`:
+#
+# .. math::
+#
+#    f(x) = \log\left(1 + e^{x}\right), \quad
+#    f'(x) = \sigma(x) = \frac{1}{1 + e^{-x}}
+#
+# Its backward needs only the input, so it saves the input (pattern 1).
+#
+# ``Tanh`` is the hyperbolic tangent. Its derivative can be written with its
+# own output :math:`y = \tanh(x)`:
+#
+# .. math::
+#
+#    f'(x) = 1 - y^2
+#
+# So it saves the output (pattern 2). In both cases backward uses only
+# differentiable PyTorch operations on a tracked tensor, so autograd can
+# differentiate backward again, and again after that.
+
+import torch
+import torch.nn.functional as F
+
+
+class SmoothReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return F.softplus(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.sigmoid(x)
+
+
+class Tanh(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.tanh(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return grad_out * (1 - y * y)
+
+
+# %%
+# Checking both Functions
+# -----------------------
+#
+# Before using a Function in a model, test it. ``gradcheck`` tests backward,
+# and ``gradgradcheck`` tests the graph that backward records. Both run in
+# ``float64``.
+
+from torch.autograd import gradcheck, gradgradcheck
+
+torch.manual_seed(0)
+x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
+
+for function in (SmoothReLU, Tanh):
+    first_ok = gradcheck(function.apply, (x,))
+    second_ok = gradgradcheck(function.apply, (x,))
+    name = function.__name__
+    print(f"{name}: gradcheck: {first_ok}, gradgradcheck: {second_ok}")
+    assert first_ok and second_ok
+
+# %%
+# Use 1: Hessian-vector products
+# ------------------------------
+#
+# The Hessian :math:`H` of a loss is the matrix of its second derivatives.
+# For a model with :math:`n` parameters it has :math:`n^2` entries, far too
+# many to store. Many methods only need its product with a vector,
+# :math:`H v`: Newton-CG optimisers, estimates of the curvature of the loss
+# (for example its largest eigenvalue), and influence functions, which
+# estimate how one training example changed the model.
+#
+# Double backward gives :math:`H v` without building :math:`H`. First compute
+# the gradient :math:`g` with ``create_graph=True``. Then differentiate the
+# scalar :math:`g \cdot v`:
+#
+# .. math::
+#
+#    \nabla \left( g^{\top} v \right) = H v
+#
+# Here the loss is a small two-layer network with the ``SmoothReLU``
+# activation. All its parameters are packed into one vector ``theta``, so
+# the loss is a function of a single tensor.
+
+torch.manual_seed(0)
+inputs = torch.randn(20, 3, dtype=torch.float64)
+targets = torch.randn(20, 1, dtype=torch.float64)
+
+
+def mlp_loss(theta):
+    w1, b1, w2 = torch.split(theta, [8 * 3, 8, 8])
+    hidden = SmoothReLU.apply(inputs @ w1.view(8, 3).T + b1)
+    prediction = hidden @ w2.view(8, 1)
+    return ((prediction - targets) ** 2).mean()
+
+
+theta = torch.randn(40, dtype=torch.float64, requires_grad=True)
+v = torch.randn(theta.shape, dtype=torch.float64)
+print("number of parameters:", theta.numel())
+
+# %%
+# The two calls to ``torch.autograd.grad``:
+
+(g,) = torch.autograd.grad(mlp_loss(theta), theta, create_graph=True)
+(hv,) = torch.autograd.grad(g @ v, theta)
+print("Hv, first 4 entries:")
+print(hv[:4])
+
+# %%
+# PyTorch has a ready-made function for the same product,
+# ``torch.autograd.functional.hvp``. It returns the value of the function and
+# :math:`H v`. For a network this small we can also build the whole Hessian
+# with ``torch.autograd.functional.hessian`` and multiply. All three agree.
+
+from torch.autograd.functional import hessian, hvp
+
+_, hv_reference = hvp(mlp_loss, theta.detach(), v)
+full_hessian = hessian(mlp_loss, theta.detach())
+print("hvp, first 4 entries:")
+print(hv_reference[:4])
+print("Hessian shape:", tuple(full_hessian.shape))
+
+assert torch.allclose(hv, hv_reference)
+assert torch.allclose(hv, full_hessian @ v)
+
+# %%
+# Use 2: a gradient penalty
+# -------------------------
+#
+# A Wasserstein GAN with gradient penalty (WGAN-GP) trains a *critic*
+# :math:`D` that scores samples: high for real data, low for generated
+# ("fake") data. To keep the critic well behaved, its loss adds a penalty
+# that pushes the norm of its gradient with respect to its input towards 1:
+#
+# .. math::
+#
+#    \operatorname{loss} = D(\mathrm{fake}) - D(\mathrm{real})
+#    + \lambda \left( \left\| \nabla_{\hat{x}} D(\hat{x}) \right\|_2
+#    - 1 \right)^2
+#
+# The point :math:`\hat{x}` is a random mix of a real and a fake sample. The
+# penalty contains a gradient, so training it needs the gradient of a
+# gradient: double backward through every layer of the critic, including our
+# ``SmoothReLU``.
+#
+# The critic below is a small ``nn.Module``. Its activation is a parameter of
+# the constructor, so that we can later build a twin with PyTorch's own
+# softplus.
+
+from torch import nn
+
+
+class SmoothReLULayer(nn.Module):
+    def forward(self, x):
+        return SmoothReLU.apply(x)
+
+
+def make_critic(activation):
+    torch.manual_seed(1)
+    return nn.Sequential(
+        nn.Linear(2, 16),
+        activation(),
+        nn.Linear(16, 16),
+        activation(),
+        nn.Linear(16, 1),
+    ).double()
+
+
+critic = make_critic(SmoothReLULayer)
+print(critic)
+
+# %%
+# The data are two clouds of points: the real samples are centred at
+# :math:`(2, 2)`, the fake ones at the origin. The penalty function builds the
+# mixed points, asks for the critic's gradient at them with
+# ``create_graph=True``, and returns the mean of
+# :math:`\left( \|\nabla D\|_2 - 1 \right)^2`.
+
+torch.manual_seed(2)
+real = 0.5 * torch.randn(64, 2, dtype=torch.float64) + 2.0
+fake = torch.randn(64, 2, dtype=torch.float64)
+
+
+def gradient_penalty(critic, real, fake):
+    mix = torch.rand(real.shape[0], 1, dtype=real.dtype)
+    x_hat = (mix * real + (1 - mix) * fake).requires_grad_(True)
+    score = critic(x_hat).sum()
+    (grad_x_hat,) = torch.autograd.grad(score, x_hat, create_graph=True)
+    return ((grad_x_hat.norm(2, dim=1) - 1) ** 2).mean()
+
+
+# %%
+# The penalty reaches the parameters
+# ----------------------------------
+#
+# The penalty is a function of the critic's gradient, and that gradient
+# depends on the weights. Differentiating the penalty with respect to the
+# weights is therefore a second derivative, and it passes through the
+# derivative of ``SmoothReLU.backward``. Every weight matrix gets a nonzero
+# gradient from the penalty alone.
+#
+# One parameter gets none: the bias of the last layer. It shifts the critic's
+# score by a constant, so it does not change the critic's gradient with
+# respect to its input. With ``allow_unused=True``, autograd returns ``None``
+# for it.
+
+torch.manual_seed(3)
+penalty = gradient_penalty(critic, real, fake)
+names = [name for name, _ in critic.named_parameters()]
+params = list(critic.parameters())
+penalty_grads = torch.autograd.grad(penalty, params, allow_unused=True)
+for name, grad in zip(names, penalty_grads, strict=True):
+    norm = "None" if grad is None else f"{grad.norm():.4f}"
+    print(f"{name:9s} gradient norm from the penalty: {norm}")
+
+for name, grad in zip(names, penalty_grads, strict=True):
+    if name.endswith("weight"):
+        assert grad is not None and grad.norm() > 0
+assert penalty_grads[names.index("4.bias")] is None
+
+# %%
+# These gradients are not only nonzero, they are right. A twin critic with the
+# same weights but PyTorch's built-in softplus gives the same penalty and the
+# same gradients, with the same random mixing (same seed).
+
+
+class BuiltinSoftplus(nn.Module):
+    def forward(self, x):
+        return F.softplus(x)
+
+
+twin = make_critic(BuiltinSoftplus)
+twin.load_state_dict(critic.state_dict())
+
+torch.manual_seed(3)
+twin_penalty = gradient_penalty(twin, real, fake)
+twin_params = list(twin.parameters())
+twin_grads = torch.autograd.grad(
+    twin_penalty,
+    twin_params,
+    allow_unused=True,
+)
+print(f"penalty: custom {penalty.item():.6f}")
+print(f"penalty: built-in {twin_penalty.item():.6f}")
+
+assert torch.allclose(penalty, twin_penalty)
+for grad, twin_grad in zip(penalty_grads, twin_grads, strict=True):
+    assert (grad is None) == (twin_grad is None)
+    assert grad is None or torch.allclose(grad, twin_grad)
+
+# %%
+# A few training steps
+# --------------------
+#
+# A full critic step puts everything together: the Wasserstein term, the
+# penalty with weight :math:`\lambda = 10`, ``loss.backward()`` and an
+# optimiser step. The loss goes down, and the penalty stays finite.
+
+torch.manual_seed(4)
+optimizer = torch.optim.Adam(params, lr=1e-3, betas=(0.5, 0.9))
+penalty_weight = 10.0
+
+for step in range(5):
+    penalty = gradient_penalty(critic, real, fake)
+    wasserstein = critic(fake).mean() - critic(real).mean()
+    loss = wasserstein + penalty_weight * penalty
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    print(
+        f"step {step}: loss {loss.item():.4f},",
+        f"penalty {penalty.item():.4f}",
+    )
+    assert torch.isfinite(penalty)
+    if step == 0:
+        first_loss = loss.item()
+
+assert loss.item() < first_loss
+
+# %%
+# Use 3: a physics-informed residual
+# ----------------------------------
+#
+# A physics-informed neural network (PINN) learns the solution :math:`u(x)`
+# of a differential equation. The loss does not compare :math:`u` with known
+# values. It measures how badly :math:`u` breaks the equation at a set of
+# points (the *collocation points*). Here the equation is
+#
+# .. math::
+#
+#    u''(x) = -\pi^2 \sin(\pi x), \quad u(0) = u(1) = 0
+#
+# on the interval :math:`[0, 1]`. Its solution is :math:`u(x) = \sin(\pi x)`.
+# The network is a small multilayer perceptron with our custom ``Tanh``.
+
+
+class TanhLayer(nn.Module):
+    def forward(self, x):
+        return Tanh.apply(x)
+
+
+def make_net(activation):
+    torch.manual_seed(5)
+    return nn.Sequential(
+        nn.Linear(1, 16),
+        activation(),
+        nn.Linear(16, 16),
+        activation(),
+        nn.Linear(16, 1),
+    ).double()
+
+
+net = make_net(TanhLayer)
+points = torch.linspace(0, 1, 32, dtype=torch.float64).unsqueeze(1)
+points = points.requires_grad_(True)
+
+# %%
+# Two derivatives with autograd
+# -----------------------------
+#
+# Each output of the network depends only on its own input point, so the
+# gradient of ``u.sum()`` with respect to the points is :math:`u'(x)` at each
+# point. Doing it again on ``du.sum()`` gives :math:`u''(x)`. Both calls use
+# ``create_graph=True``: the first because we differentiate its result again,
+# the second because the loss will contain :math:`u''` and must be trained.
+
+
+def derivatives(net, x):
+    u = net(x)
+    (du,) = torch.autograd.grad(u.sum(), x, create_graph=True)
+    (d2u,) = torch.autograd.grad(du.sum(), x, create_graph=True)
+    return u, du, d2u
+
+
+u, du, d2u = derivatives(net, points)
+print("u''(x) at the first 4 points:")
+print(d2u[:4, 0].detach())
+
+# %%
+# Checking the second derivative
+# -------------------------------
+#
+# A second difference of the network's output estimates :math:`u''` without
+# any autograd:
+#
+# .. math::
+#
+#    u''(x) \approx \frac{u(x + h) - 2 u(x) + u(x - h)}{h^2}
+#
+# In ``float64`` with :math:`h = 10^{-4}`, this estimate is accurate to better
+# than :math:`10^{-6}`, and it agrees with the double backward result.
+
+h = 1e-4
+with torch.no_grad():
+    u_plus, u_minus = net(points + h), net(points - h)
+    d2u_numerical = (u_plus - 2 * net(points) + u_minus) / h**2
+
+print(f"largest difference: {(d2u - d2u_numerical).abs().max():.1e}")
+assert torch.allclose(d2u, d2u_numerical, rtol=0, atol=1e-6)
+
+# %%
+# The loss needs a third derivative
+# ---------------------------------
+#
+# The loss below contains :math:`u''`, which already uses the second
+# derivative of the activation. Its gradient with respect to the weights
+# therefore uses the *third* derivative of ``Tanh``. That works because
+# ``Tanh.backward`` uses only tracked operations: each time autograd
+# differentiates it, it meets ``Tanh`` again and can call its backward again.
+#
+# ``gradgradcheck`` tests only two orders. To test the third, apply it to the
+# first derivative of ``Tanh``, written as a function of ``x``: the second
+# derivative of that function is the third derivative of ``Tanh``.
+
+
+def tanh_derivative(x):
+    y = Tanh.apply(x)
+    (dy,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+    return dy
+
+
+torch.manual_seed(6)
+x = torch.randn(4, dtype=torch.float64, requires_grad=True)
+third_ok = gradgradcheck(tanh_derivative, (x,))
+print("gradgradcheck of Tanh's derivative (third order):", third_ok)
+assert third_ok
+
+# %%
+# The loss is the mean squared residual of the equation, plus the squared
+# values at the two boundary points. Its gradients with respect to the
+# weights match those of a twin network that uses ``torch.tanh``.
+
+boundary = torch.tensor([[0.0], [1.0]], dtype=torch.float64)
+
+
+def pinn_loss(net):
+    u, du, d2u = derivatives(net, points)
+    residual = d2u + torch.pi**2 * torch.sin(torch.pi * points)
+    return (residual**2).mean() + (net(boundary) ** 2).mean()
+
+
+class BuiltinTanh(nn.Module):
+    def forward(self, x):
+        return torch.tanh(x)
+
+
+twin_net = make_net(BuiltinTanh)
+twin_net.load_state_dict(net.state_dict())
+
+loss = pinn_loss(net)
+loss.backward()
+twin_loss = pinn_loss(twin_net)
+twin_loss.backward()
+print(f"loss: custom {loss.item():.6f}")
+print(f"loss: built-in {twin_loss.item():.6f}")
+
+assert torch.allclose(loss, twin_loss)
+pairs = zip(net.parameters(), twin_net.parameters(), strict=True)
+for p, twin_p in pairs:
+    assert torch.allclose(p.grad, twin_p.grad)
+
+# %%
+# Training the PINN
+# -----------------
+#
+# Sixty steps of Adam are enough on this tiny problem: the loss falls by more
+# than a factor of ten.
+
+optimizer = torch.optim.Adam(net.parameters(), lr=1e-2)
+losses = []
+for step in range(60):
+    loss = pinn_loss(net)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+    if step % 10 == 0:
+        print(f"step {step:2d}: loss {loss.item():.4f}")
+
+final_loss = pinn_loss(net).item()
+print(f"after training: loss {final_loss:.4f}")
+assert final_loss < losses[0] / 10
+
+# %%
+# Summary
+# -------
+#
+# * A Hessian-vector product is a gradient with ``create_graph=True``
+#   followed by a second gradient of :math:`g \cdot v`. It matched
+#   ``torch.autograd.functional.hvp`` through our custom ``SmoothReLU``.
+# * A gradient penalty trains the weights through the second derivative of
+#   every layer. The custom activation gave the same penalty gradients as
+#   PyTorch's own softplus.
+# * A physics-informed loss with :math:`u''` needs the third derivative of the
+#   activation. A backward written with tracked operations on saved inputs or
+#   outputs supports every order; test the third order with ``gradgradcheck``
+#   applied to the first derivative.
+#
+# When a model's second derivatives are wrong and you do not know which
+# Function is to blame, read the next lesson,
+# :ref:`lesson-diagnosing`.
