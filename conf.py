@@ -22,6 +22,7 @@ extensions = [
     "ext.gallery",  # lessons execute once, in `make gallery`; cards are translatable
     "ext.i18n",  # catalogs are checked, and mirrored into _build before use
     "ext.mathml",  # formulas become MathML at build time
+    "ext.downloads",  # a translated build offers translated .py and .ipynb files
 ]
 root_doc = "index"
 exclude_patterns = ["_static"]

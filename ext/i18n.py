@@ -150,12 +150,19 @@ def rst_problems(text: str) -> list[str]:
     def any_role(name, rawtext, text, lineno, inliner, options=None, content=None):
         return [nodes.literal(rawtext, utils.unescape(text))], []
 
-    for name in set(re.findall(r":([\w.+-]+(?::[\w.+-]+)*):`", text)):
-        roles.register_local_role(name, any_role)
-    doctree = publish_doctree(
-        text,
-        settings_overrides={"report_level": 5, "halt_level": 5, "warning_stream": False},
-    )
+    # docutils keeps roles in a process-wide registry, which a running Sphinx
+    # shares: register the stand-ins only for this parse.
+    saved = dict(roles._roles)
+    try:
+        for name in set(re.findall(r":([\w.+-]+(?::[\w.+-]+)*):`", text)):
+            roles.register_local_role(name, any_role)
+        doctree = publish_doctree(
+            text,
+            settings_overrides={"report_level": 5, "halt_level": 5, "warning_stream": False},
+        )
+    finally:
+        roles._roles.clear()
+        roles._roles.update(saved)
     return [
         " ".join(msg.astext().split())
         for msg in doctree.findall(nodes.system_message)
@@ -189,6 +196,82 @@ def check_catalog(path: Path, domain: str, srcdir: Path) -> list[Problem]:
         elif syntax == "rst":
             for complaint in rst_problems(entry.msgstr):
                 problems.append(Problem(path, entry.linenum, f"broken reST in msgstr: {complaint}"))
+    return problems
+
+
+# --------------------------------------------------------------------------
+# Chinese style: the glossary and the rules of docs/translating.md
+
+GLOSSARY = ROOT / "docs" / "glossary.md"
+CJK = "[\u3400-\u9fff]"
+# Known mistranslations, each with the right word.
+FORBIDDEN = {
+    "渐变": "gradient is 梯度",
+    "坡度": "gradient is 梯度",
+    "自动分级": "autograd is 自动微分",
+    "转发": "forward is 前向",
+    "后向传播": "backward pass is 反向传播",
+}
+
+
+def read_glossary(path: Path = GLOSSARY) -> dict[str, str]:
+    """The glossary table of *path*: English term -> Chinese translation."""
+    terms = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0] and not set(cells[0]) <= set("-: "):
+            if cells[0] != "Term" and cells[1]:
+                terms[cells[0]] = cells[1]
+    return terms
+
+
+def _without_markup(text: str, syntax: str, placeholder: str) -> str:
+    pattern = _MD_TOKENS if syntax == "md" else _RST_TOKENS
+    return pattern.sub(placeholder, text)
+
+
+def zh_style_problems(msgid: str, msgstr: str, syntax: str, glossary: dict[str, str]) -> list[str]:
+    """What a Chinese msgstr does against the rules of the translators' guide."""
+    problems = []
+    for bad, right in FORBIDDEN.items():
+        if bad in msgstr:
+            problems.append(f"uses {bad}: {right}")
+    english = _without_markup(msgid, syntax, " ")
+    for term in sorted(glossary, key=len, reverse=True):
+        found = re.compile(rf"\b{re.escape(term)}(?:s|es)?\b", re.IGNORECASE)
+        if found.search(english):
+            english = found.sub(" ", english)
+            if glossary[term] not in msgstr:
+                problems.append(f"'{term}' is translated as '{glossary[term]}' (see the glossary)")
+    text = _without_markup(msgstr, syntax, "X")
+    if not re.search(CJK, text):
+        return problems
+    if re.search(rf"{CJK}\s*[,;:!?]|[,;:!?]\s*{CJK}|{CJK}\s*\(|\)\s*{CJK}|{CJK}\.(\s|$)", text):
+        problems.append("use full-width punctuation (，。：；！？（）) in Chinese sentences")
+    if re.search(rf"{CJK}[A-Za-z0-9]|[A-Za-z0-9]{CJK}", text):
+        problems.append("put one space between Chinese and Latin text, numbers or code")
+    if re.search(r"[A-Za-z0-9] +[，。：；！？、）]|[，。：；！？、（] +[A-Za-z0-9]", text):
+        problems.append("no space between full-width punctuation and Latin text")
+    return problems
+
+
+STYLE = {"zh_CN": zh_style_problems}
+
+
+def style_problems(lang: str, srcdir: Path, locale_dir: Path = LOCALE) -> list[Problem]:
+    """The language's own rules (for zh_CN: glossary, punctuation, spacing)."""
+    rule = STYLE.get(lang)
+    if rule is None:
+        return []
+    glossary = read_glossary()
+    problems = []
+    for domain, path in catalogs(lang, locale_dir).items():
+        syntax = source_syntax(domain, srcdir)
+        # The glossary page lists the English terms themselves.
+        terms = {} if domain == GLOSSARY.stem else glossary
+        for entry in load(path).translated_entries():
+            for message in rule(entry.msgid, entry.msgstr, syntax, terms):
+                problems.append(Problem(path, entry.linenum, message))
     return problems
 
 
@@ -411,6 +494,7 @@ def check(langs: list[str], srcdir: Path = ROOT / "docs", locale_dir: Path = LOC
         except CatalogError as exc:
             errors.append(str(exc))
             continue
+        errors += [str(p) for p in style_problems(lang, srcdir, locale_dir)]
         for row in stat([lang], locale_dir):
             if row["fuzzy"] or row["untranslated"]:
                 errors.append(

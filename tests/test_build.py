@@ -221,3 +221,16 @@ def test_clean_builds_are_identical_and_need_no_network(site, tmp_path):
     assert first.keys() == second.keys()
     differ = [name for name in first if first[name] != second[name]]
     assert not differ, f"differ between two clean builds: {differ[:10]}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_lesson_offers_its_script_and_notebook(site, lang):
+    for lesson in LESSONS:
+        page = (site.html / lang / "lessons" / f"{lesson.stem}.html").read_text(encoding="utf-8")
+        for suffix in (".py", ".ipynb"):
+            m = re.search(
+                rf'class="reference download internal"[^>]*href="([^"]*{lesson.stem}{suffix})"',
+                page,
+            )
+            assert m, f"{lang}/{lesson.stem}: no {suffix} download link"
+            assert (site.html / lang / "lessons" / m[1]).is_file()

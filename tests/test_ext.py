@@ -291,3 +291,83 @@ def test_landing_page_lists_every_language():
         assert f'href="{code}/index.html"' in page
     assert 'hreflang="zh-CN"' in page and "简体中文" in page
     assert '["en", "zh_CN", "ja"]' in page
+
+
+# -- Chinese style -----------------------------------------------------------
+GLOSSARY = {"gradient": "梯度", "autograd": "自动微分", "tensor": "张量", "leaf tensor": "叶子张量"}
+
+
+def zh(msgid, msgstr, syntax="rst"):
+    return i18n.zh_style_problems(msgid, msgstr, syntax, GLOSSARY)
+
+
+def test_good_chinese_passes():
+    assert zh("The gradient of ``x`` is a tensor.", "``x`` 的梯度是一个张量。") == []
+
+
+def test_glossary_terms_get_their_translation():
+    (problem,) = zh("The gradient is zero.", "斜率为零。")
+    assert "'gradient'" in problem and "梯度" in problem
+
+
+def test_longer_glossary_terms_win():
+    assert zh("A leaf tensor.", "一个叶子张量。") == []
+    (problem,) = zh("A leaf tensor.", "一个叶节点。")
+    assert "'leaf tensor'" in problem
+
+
+def test_code_is_not_held_to_the_glossary():
+    assert zh("Call ``torch.autograd.grad``.", "调用 ``torch.autograd.grad``。") == []
+
+
+@pytest.mark.parametrize("bad", ["渐变", "自动分级", "转发"])
+def test_known_mistranslations_are_refused(bad):
+    problems = zh("It works.", f"它{bad}了。")
+    assert any(bad in p for p in problems)
+
+
+@pytest.mark.parametrize(
+    "msgstr",
+    ["梯度是零, 对吗", "梯度是零.", "梯度(一阶)是零。", "注意:梯度是零。"],
+)
+def test_half_width_punctuation_in_chinese_is_reported(msgstr):
+    assert any("full-width" in p for p in zh("The gradient is zero.", msgstr))
+
+
+@pytest.mark.parametrize("msgstr", ["使用PyTorch计算梯度。", "梯度有3个分量。"])
+def test_missing_space_between_chinese_and_latin_is_reported(msgstr):
+    assert any("one space" in p for p in zh("Use PyTorch to compute the gradient.", msgstr))
+
+
+def test_space_before_full_width_punctuation_is_reported():
+    assert any("no space" in p for p in zh("Use PyTorch.", "使用 PyTorch 。"))
+
+
+def test_the_real_glossary_is_read_from_the_docs():
+    terms = i18n.read_glossary()
+    for term in [
+        "backward",
+        "forward",
+        "gradient",
+        "double backward",
+        "computation graph",
+        "autograd",
+        "tensor",
+        "in-place",
+        "saved tensor",
+        "leaf tensor",
+        "hook",
+        "Jacobian",
+        "Hessian",
+        "vector-Jacobian product",
+    ]:
+        assert term in terms, term
+    assert terms["gradient"] == "梯度" and terms["autograd"] == "自动微分"
+
+
+def test_checking_markup_leaves_docutils_roles_alone():
+    from docutils.parsers.rst import roles
+
+    before = dict(roles._roles)
+    i18n.rst_problems("See :download:`this <a.py>` and :custom:`x`.")
+    assert roles._roles == before
