@@ -394,7 +394,7 @@ class XSinNumpyBackward(torch.autograd.Function):
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
         x_np = x.detach().numpy()
-        return grad_out * torch.from_numpy(np.sin(x_np) + x_np * np.cos(x_np))
+        return grad_out * torch.from_numpy(np.asarray(np.sin(x_np) + x_np * np.cos(x_np)))
 
     jvp = staticmethod(XSin.jvp)
 

@@ -146,7 +146,7 @@ class LogCoshNumPy(torch.autograd.Function):
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
         x_np, grad_np = x.detach().numpy(), grad_out.detach().numpy()
-        return torch.from_numpy(np.tanh(x_np) * grad_np)
+        return torch.from_numpy(np.asarray(np.tanh(x_np) * grad_np))
 
 
 first_ok = gradcheck(LogCoshNumPy.apply, (x,))

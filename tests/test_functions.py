@@ -1,0 +1,172 @@
+"""Every custom Function a lesson defines, checked again on several shapes.
+
+A lesson checks its Functions on the inputs it shows. Here each one is
+loaded from its lesson and checked with gradcheck and gradgradcheck, in
+float64, on a scalar, a vector and a batched matrix (or the shapes that the
+Function is written for). A Function that a lesson presents as broken must
+still fail gradgradcheck on every shape.
+
+The table below must name every Function in every lesson: a new Function
+without a row fails ``test_every_function_is_in_the_table``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import runpy
+from functools import cache
+
+import pytest
+import torch
+from conftest import LESSONS
+from torch.autograd import gradcheck, gradgradcheck
+from torch.autograd.gradcheck import GradcheckError
+
+UNARY = [[()], [(5,)], [(2, 3, 4)]]
+PAIR = [[(), ()], [(5,), (5,)], [(2, 3, 4), (2, 3, 4)]]
+LINEAR = [[(4,), (5, 4), (5,)], [(3, 4), (5, 4), (5,)], [(2, 3, 4), (5, 4), (5,)]]
+MATMUL = [s[:2] for s in LINEAR]
+LINEAR_ROWS = [[(1, 4), (5, 4), (5,)], [(3, 4), (5, 4), (5,)], [(7, 4), (2, 4), (2,)]]
+ROWS = [[(1, 4), (4,)], [(3, 4), (4,)], [(6, 2), (2,)]]  # a batch of rows, one weight
+VECTOR = [[(1,)], [(5,)], [(9,)]]
+
+DOUBLE, FIRST_ONLY, DEMO = "double backward", "first derivative only", "demonstrates an API error"
+
+
+def apply(name, *extra, first=False, clone=False):
+    """How to call Function *name* of a lesson's namespace."""
+
+    def build(ns):
+        fn = ns[name].apply
+
+        def call(*tensors):
+            if clone:
+                tensors = tuple(t.clone() for t in tensors)
+            out = fn(*tensors, *extra)
+            return out[0] if first else out
+
+        return call
+
+    return build
+
+
+# (lesson, Function) -> (expectation, how to call it, shapes of its tensor inputs)
+TABLE = {
+    ("01_saving_inputs", "Square"): (DOUBLE, apply("Square"), UNARY),
+    ("02_saving_outputs", "MyExp"): (DOUBLE, apply("MyExp"), UNARY),
+    ("03_saving_intermediates", "MySinh"): (DOUBLE, apply("MySinh"), UNARY),
+    ("03_saving_intermediates", "ForgetfulSinh"): (
+        FIRST_ONLY,
+        apply("ForgetfulSinh", first=True),
+        UNARY,
+    ),
+    ("04_intermediates_on_ctx", "SinhOnCtx"): (FIRST_ONLY, apply("SinhOnCtx"), UNARY),
+    ("04_intermediates_on_ctx", "SinhSavedIntermediates"): (
+        FIRST_ONLY,
+        apply("SinhSavedIntermediates"),
+        UNARY,
+    ),
+    ("05_untracked_backward", "CubeNumpy"): (FIRST_ONLY, apply("CubeNumpy"), UNARY),
+    ("05_untracked_backward", "CubeOnce"): (FIRST_ONLY, apply("CubeOnce"), UNARY),
+    ("05_untracked_backward", "CubeBackward"): (DOUBLE, apply("CubeBackward"), PAIR),
+    ("05_untracked_backward", "Cube"): (DOUBLE, apply("Cube"), UNARY),
+    ("06_extending_autograd", "ShiftFromDict"): (DEMO, None, None),
+    ("06_extending_autograd", "Shift"): (DOUBLE, apply("Shift"), PAIR),
+    ("06_extending_autograd", "ScaledProduct"): (DOUBLE, apply("ScaledProduct", 0.5), PAIR),
+    ("06_extending_autograd", "MissingNone"): (DEMO, None, None),
+    ("06_extending_autograd", "TwiceInPlace"): (DEMO, None, None),
+    ("06_extending_autograd", "Twice"): (DOUBLE, apply("Twice"), UNARY),
+    ("06_extending_autograd", "ScaledSquare"): (DOUBLE, apply("ScaledSquare", 3.0), UNARY),
+    ("06_extending_autograd", "ExpInPlace"): (DOUBLE, apply("ExpInPlace", clone=True), UNARY),
+    ("06_extending_autograd", "SortWithIndices"): (
+        DOUBLE,
+        apply("SortWithIndices", first=True),
+        VECTOR,
+    ),
+    ("06_extending_autograd", "SinCos"): (DOUBLE, apply("SinCos", False), UNARY),
+    ("06_extending_autograd", "SquareOnce"): (FIRST_ONLY, apply("SquareOnce"), UNARY),
+    ("06_extending_autograd", "CubeOldStyle"): (DOUBLE, apply("CubeOldStyle"), UNARY),
+    ("06_extending_autograd", "Cube"): (DOUBLE, apply("Cube"), UNARY),
+    ("07_custom_layer", "LinearFunction"): (FIRST_ONLY, apply("LinearFunction"), LINEAR),
+    ("07_custom_layer", "LinearFunctionDD"): (DOUBLE, apply("LinearFunctionDD"), LINEAR),
+    ("07_custom_layer", "MatMulTransposed"): (DOUBLE, apply("MatMulTransposed"), MATMUL),
+    ("08_forward_mode", "XSin"): (DOUBLE, apply("XSin"), UNARY),
+    ("08_forward_mode", "XSinNoJvp"): (DOUBLE, apply("XSinNoJvp"), UNARY),
+    ("08_forward_mode", "XSinForgotSaveForForward"): (
+        DOUBLE,
+        apply("XSinForgotSaveForForward"),
+        UNARY,
+    ),
+    ("08_forward_mode", "XSinNumpyBackward"): (FIRST_ONLY, apply("XSinNumpyBackward"), UNARY),
+    ("09_torch_func", "ClassicTanh"): (DOUBLE, apply("ClassicTanh"), UNARY),
+    ("09_torch_func", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
+    ("09_torch_func", "TanhNoVmapRule"): (DOUBLE, apply("TanhNoVmapRule"), UNARY),
+    ("09_torch_func", "TanhWithJvp"): (DOUBLE, apply("TanhWithJvp"), UNARY),
+    ("09_torch_func", "NumpySoftplusGenerated"): (
+        DOUBLE,
+        apply("NumpySoftplusGenerated"),
+        UNARY,
+    ),
+    ("09_torch_func", "NumpySoftplus"): (DOUBLE, apply("NumpySoftplus"), UNARY),
+    ("09_torch_func", "NumpySoftplusBothRules"): (DEMO, None, None),
+    ("10_second_derivatives", "SmoothReLU"): (DOUBLE, apply("SmoothReLU"), UNARY),
+    ("10_second_derivatives", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
+    ("11_diagnosing", "LogCoshDetached"): (FIRST_ONLY, apply("LogCoshDetached"), UNARY),
+    ("11_diagnosing", "LogCoshNumPy"): (FIRST_ONLY, apply("LogCoshNumPy"), UNARY),
+    ("11_diagnosing", "LinearFunction"): (DOUBLE, apply("LinearFunction"), LINEAR_ROWS),
+    ("11_diagnosing", "SoftplusFunction"): (FIRST_ONLY, apply("SoftplusFunction"), UNARY),
+    ("11_diagnosing", "TanhFunction"): (DOUBLE, apply("TanhFunction"), UNARY),
+    ("11_diagnosing", "ScaleFunction"): (DOUBLE, apply("ScaleFunction"), ROWS),
+    ("11_diagnosing", "FixedSoftplusFunction"): (DOUBLE, apply("FixedSoftplusFunction"), UNARY),
+}
+
+
+@cache
+def namespace(stem: str) -> dict:
+    """Run a lesson once and keep what it defined (its output is not needed)."""
+    path = next(p for p in LESSONS if p.stem == stem)
+    with contextlib.redirect_stdout(io.StringIO()):
+        return runpy.run_path(str(path), run_name="lesson")
+
+
+def functions_in(stem: str) -> set[str]:
+    return {
+        name
+        for name, value in namespace(stem).items()
+        if isinstance(value, type)
+        and issubclass(value, torch.autograd.Function)
+        and value.__module__ == "lesson"
+        and value.__name__ == name  # defined here, not a loop variable
+    }
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[p.stem for p in LESSONS])
+def test_every_function_is_in_the_table(lesson):
+    listed = {name for (stem, name) in TABLE if stem == lesson.stem}
+    assert functions_in(lesson.stem) == listed
+
+
+def inputs(shapes, seed):
+    gen = torch.Generator().manual_seed(seed)
+    return tuple(
+        (torch.rand(shape, generator=gen, dtype=torch.float64) + 0.5).requires_grad_()
+        for shape in shapes
+    )
+
+
+CHECKED = [(key, spec) for key, spec in TABLE.items() if spec[0] != DEMO]
+
+
+@pytest.mark.parametrize(("key", "spec"), CHECKED, ids=[f"{s}.{n}" for (s, n), _ in CHECKED])
+def test_function_on_several_shapes(key, spec):
+    expect, build, all_shapes = spec
+    fn = build(namespace(key[0]))
+    for seed, shapes in enumerate(all_shapes):
+        args = inputs(shapes, seed)
+        assert gradcheck(fn, args), shapes
+        if expect == DOUBLE:
+            assert gradgradcheck(fn, args), shapes
+        else:
+            with pytest.raises(GradcheckError):
+                gradgradcheck(fn, args)
