@@ -24,7 +24,11 @@ SPHINXOPTS ?=
 SOURCE_LANGUAGE := $(firstword $(LANGUAGES))
 TRANSLATIONS := $(filter-out $(SOURCE_LANGUAGE),$(LANGUAGES))
 BIN := $(abspath $(VENV))/bin
-SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -q -c . $(SPHINXOPTS)
+comma := ,
+empty :=
+space := $(empty) $(empty)
+SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -q -c . \
+  -D site_languages=$(subst $(space),$(comma),$(LANGUAGES)) $(SPHINXOPTS)
 GALLERY_FLAGS ?=
 
 # Reproducible output: the time of the last commit stands for "now".
@@ -137,6 +141,7 @@ check: languages ## Fast static checks: lint, catalogs (syntax, markup, wrapping
 
 .PHONY: test
 test: setup ## Run every test (builds the site in a temporary folder)
+	@tools/require chromium chromium
 	$(BIN)/python -m pytest
 
 .PHONY: clean

@@ -25,7 +25,7 @@ extensions = [
     "ext.downloads",  # a translated build offers translated .py and .ipynb files
 ]
 root_doc = "index"
-exclude_patterns = ["_static"]
+exclude_patterns = ["_static", "_templates"]
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 html_math_renderer = "mathml"
 
@@ -60,17 +60,27 @@ gettext_location = False  # no line numbers: no churn for translators
 gettext_uuid = False
 
 # -- HTML --------------------------------------------------------------------
-html_theme = "pydata_sphinx_theme"
+# Furo: light and dark modes, phone layouts, and a small footprint (no CSS
+# framework, no icon font, no search index on every page), so a lesson page
+# with all its assets stays under 500 KB.
+html_theme = "furo"
 html_title = "Double backward in PyTorch"
 html_static_path = ["docs/_static"]
+templates_path = ["docs/_templates"]
 html_css_files = ["custom.css"]
-html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False
+html_sidebars = {
+    "**": [
+        "sidebar/brand.html",
+        "sidebar/languages.html",  # the same page in the other languages
+        "sidebar/search.html",
+        "sidebar/scroll-start.html",
+        "sidebar/navigation.html",
+        "sidebar/scroll-end.html",
+    ]
+}
 html_theme_options = {
-    "navigation_with_keys": False,
-    "show_toc_level": 2,
-    "footer_start": ["copyright"],
-    "footer_end": [],
-    "navbar_align": "left",
+    "navigation_with_keys": True,
+    "top_of_page_buttons": [],
 }

@@ -117,7 +117,7 @@ _RST_TOKENS = re.compile(
 )
 _MD_TOKENS = re.compile(
     r"(?P<role>\{[\w.+-]+(?::[\w.+-]+)*\}`(?P<rc>[^`]+)`)"
-    r"|(?P<literal>`[^`]+`)"
+    r"|(?P<literal>(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`))"
     r"|(?P<link>\]\((?P<lc>[^)]+)\))"
 )
 
@@ -234,11 +234,12 @@ def zh_style_problems(msgid: str, msgstr: str, syntax: str, glossary: dict[str, 
     """What a Chinese msgstr does against the rules of the translators' guide."""
     problems = []
     for bad, right in FORBIDDEN.items():
-        if bad in msgstr:
+        if bad in msgstr and bad not in msgid:  # a page may quote the mistake itself
             problems.append(f"uses {bad}: {right}")
     english = _without_markup(msgid, syntax, " ")
     for term in sorted(glossary, key=len, reverse=True):
-        found = re.compile(rf"\b{re.escape(term)}(?:s|es)?\b", re.IGNORECASE)
+        # A term inside a dotted name (torch.autograd) is code, not prose.
+        found = re.compile(rf"(?<![\w.]){re.escape(term)}(?:s|es)?(?!\w|\.\w)", re.IGNORECASE)
         if found.search(english):
             english = found.sub(" ", english)
             if glossary[term] not in msgstr:
@@ -326,10 +327,85 @@ def on_config_inited(app, config) -> None:
             + "\n".join(f"  {p}" for p in problems)
         )
     mirror(lang, (Path(app.srcdir) / config.locale_dirs[0]).resolve())
+    if lang.startswith("zh"):
+        search_dictionary(config, (Path(app.srcdir) / config.locale_dirs[0]).resolve())
+
+
+def glossary_words(path: Path = GLOSSARY) -> list[str]:
+    """The Chinese words of the glossary (translations and the words in notes)."""
+    words = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = line.strip().strip("|").split("|")
+        if len(cells) >= 3:
+            words.update(re.findall(rf"{CJK}{{2,}}", cells[1] + " " + cells[2]))
+    return sorted(words)
+
+
+def search_dictionary(config, folder: Path) -> None:
+    """Teach jieba the glossary, so that 反向传播 or 计算图 is one search term.
+
+    Without it jieba splits them into 反向 + 传播 and 计算 + 图, and a search
+    for the whole word finds nothing.
+    """
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    path = folder / "jieba-glossary.txt"
+    text = "".join(f"{word} 100000 n\n" for word in glossary_words())
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    config.html_search_options = {**(config.html_search_options or {}), "dict": str(path)}
+
+
+def site_languages(config) -> list[str]:
+    """The languages this site is built in: -D site_languages, else locale/."""
+    if config.site_languages:
+        return list(config.site_languages)
+    found = sorted(p.parent.name for p in LOCALE.glob("*/LC_MESSAGES"))
+    return [SOURCE_LANGUAGE, *[code for code in found if code != SOURCE_LANGUAGE]]
+
+
+def hreflang(code: str) -> str:
+    return code.replace("_", "-")
+
+
+LANGUAGE_LABEL = {"en": "Language", "zh_CN": "语言"}
+
+
+def language_links(pagename: str, current: str, langs: list[str]) -> list[dict]:
+    """Links to *pagename* in every language, relative to that page."""
+    up = "../" * (pagename.count("/") + 1)
+    return [
+        {
+            "code": code,
+            "hreflang": hreflang(code),
+            "name": display_name(code),
+            "url": f"{up}{code}/{pagename}.html",
+            "current": code == current,
+        }
+        for code in langs
+    ]
+
+
+def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
+    links = language_links(pagename, app.config.language, site_languages(app.config))
+    context["language_links"] = links
+    context["language_label"] = LANGUAGE_LABEL.get(app.config.language, "Language")
+    alternates = "".join(
+        f'<link rel="alternate" hreflang="{link["hreflang"]}" href="{link["url"]}">\n'
+        for link in links
+    )
+    default = links[0]["url"]
+    alternates += f'<link rel="alternate" hreflang="x-default" href="{default}">\n'
+    context["metatags"] = context.get("metatags", "") + alternates
 
 
 def setup(app):
+    app.add_config_value("site_languages", [], "html", types=[list])
     app.connect("config-inited", on_config_inited)
+    app.connect("html-page-context", on_html_page_context)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 

@@ -109,3 +109,12 @@ def site(tmp_path_factory) -> Site:
     run = make(root, "html")
     assert run.returncode == 0, run.output
     return Site(root, run.output)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Mark a test whose body failed, so fixtures can keep evidence (screenshots)."""
+    report = yield
+    if report.when == "call" and report.failed:
+        item.failed_call = True
+    return report

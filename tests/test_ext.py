@@ -371,3 +371,22 @@ def test_checking_markup_leaves_docutils_roles_alone():
     before = dict(roles._roles)
     i18n.rst_problems("See :download:`this <a.py>` and :custom:`x`.")
     assert roles._roles == before
+
+
+def test_a_term_inside_a_dotted_name_is_code():
+    assert zh("Extending torch.autograd", "扩展 torch.autograd") == []
+
+
+def test_markdown_code_spans_with_several_backticks():
+    tokens = i18n.markup_tokens("Keep `` :math:`2x` `` and ` ``x`` ` intact.", "md")
+    assert tokens == sorted(["`` :math:`2x` ``", "` ``x`` `"])
+
+
+def test_a_page_that_quotes_a_mistranslation_may_quote_it():
+    assert not any("渐变" in p for p in zh("Never write 渐变.", "不要写渐变。"))
+
+
+def test_the_search_dictionary_holds_whole_glossary_words():
+    words = i18n.glossary_words()
+    for word in ["反向传播", "计算图", "梯度", "自动微分", "二阶反向传播"]:
+        assert word in words
