@@ -23,6 +23,7 @@ extensions = [
     "ext.i18n",  # catalogs are checked, and mirrored into _build before use
     "ext.mathml",  # formulas become MathML at build time
     "ext.downloads",  # a translated build offers translated .py and .ipynb files
+    "ext.a11y",  # keyboard access to wide code blocks and formulas
 ]
 root_doc = "index"
 exclude_patterns = ["_static", "_templates"]

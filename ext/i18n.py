@@ -356,7 +356,10 @@ def search_dictionary(config, folder: Path) -> None:
     text = "".join(f"{word} 100000 n\n" for word in glossary_words())
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
-    config.html_search_options = {**(config.html_search_options or {}), "dict": str(path)}
+    # Relative to the build's working directory, so the configuration (and
+    # with it .buildinfo) does not depend on where the project lives.
+    relative = os.path.relpath(path)
+    config.html_search_options = {**(config.html_search_options or {}), "dict": relative}
 
 
 def site_languages(config) -> list[str]:
@@ -402,7 +405,23 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     context["metatags"] = context.get("metatags", "") + alternates
 
 
+def chinese_search():
+    """Sphinx's Chinese search, with the name of the stemmer it really ships.
+
+    Sphinx 9.0 gives Chinese pages the English stemmer (for Latin words) but
+    writes ``window.Stemmer = ChineseStemmer`` into language_data.js, so the
+    search page fails with "ChineseStemmer is not defined".
+    """
+    from sphinx.search.zh import SearchChinese
+
+    class SearchChineseWithStemmer(SearchChinese):
+        language_name = "English"
+
+    return SearchChineseWithStemmer
+
+
 def setup(app):
+    app.add_search_language(chinese_search())
     app.add_config_value("site_languages", [], "html", types=[list])
     app.connect("config-inited", on_config_inited)
     app.connect("html-page-context", on_html_page_context)

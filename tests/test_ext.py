@@ -390,3 +390,12 @@ def test_the_search_dictionary_holds_whole_glossary_words():
     words = i18n.glossary_words()
     for word in ["反向传播", "计算图", "梯度", "自动微分", "二阶反向传播"]:
         assert word in words
+
+
+def test_scrollable_blocks_become_focusable():
+    from ext.a11y import focusable_scrollers
+
+    body = '<pre>x</pre><div class="math-wrapper docutils container"><math/></div><p>t</p>'
+    out = focusable_scrollers(body)
+    assert out.count('tabindex="0"') == 2
+    assert focusable_scrollers(out) == out
