@@ -144,6 +144,10 @@ test: setup ## Run every test (builds the site in a temporary folder)
 	@tools/require chromium chromium
 	$(BIN)/python -m pytest
 
+.PHONY: bench
+bench: setup ## Measure build speed and page weight into _build/bench (QUICK=1: one run)
+	$(BIN)/python tools/bench.py $(if $(QUICK),--quick)
+
 .PHONY: clean
 clean: ## Remove every build output (keeps .venv)
 	rm -rf $(BUILDDIR) docs/lessons
