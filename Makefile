@@ -27,7 +27,7 @@ BIN := $(abspath $(VENV))/bin
 comma := ,
 empty :=
 space := $(empty) $(empty)
-SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -q -c . \
+SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -q -j auto -c . \
   -D site_languages=$(subst $(space),$(comma),$(LANGUAGES)) $(SPHINXOPTS)
 GALLERY_FLAGS ?=
 
@@ -71,8 +71,15 @@ languages: setup
 gallery: languages ## Execute the lessons whose source changed
 	@$(BIN)/python -m ext.gallery $(GALLERY_FLAGS)
 
+# The lessons execute once; then the languages build side by side, one per
+# core (unless make already runs with -j, whose job slots are then shared).
+JOBS ?= 2
+
 .PHONY: html
-html: $(addprefix html-,$(LANGUAGES)) landing ## Build the site in every language
+html: ## Build the site in every language
+	@$(MAKE) --no-print-directory --output-sync=target \
+	  $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) \
+	  $(addprefix html-,$(LANGUAGES)) landing
 
 .PHONY: html-en html-zh
 html-en: ## Build the English pages into _build/html/en

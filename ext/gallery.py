@@ -21,6 +21,8 @@ directive whose title and tooltip are ordinary, translatable paragraphs.
 from __future__ import annotations
 
 import argparse
+import gc
+import hashlib
 import html
 import io
 import json
@@ -37,6 +39,7 @@ from ext.graphs import DotMissingError, require_dot
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPLETE = ".complete.json"
+HEADER = "README.rst"
 
 
 # --------------------------------------------------------------------------
@@ -181,16 +184,19 @@ def setup(app):
 
 
 def _md5(path: Path) -> str:
-    """The checksum sphinx-gallery stores for a lesson (text mode)."""
-    from sphinx_gallery.utils import get_md5sum
+    """The checksum sphinx-gallery stores for a lesson (text mode, any newline)."""
+    text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    return hashlib.md5(text.encode("utf-8", errors="surrogateescape")).hexdigest()
 
-    return get_md5sum(path, mode="t")
+
+def lessons_in(gallery_dir: Path) -> list[Path]:
+    return sorted(gallery_dir.glob("[0-9][0-9]_*.py"))
 
 
 def stale_lessons(gallery_dir: Path, out_dir: Path) -> list[str]:
     """The lessons that the next run will execute: no current checksum."""
     stale = []
-    for source in sorted(gallery_dir.glob("[0-9][0-9]_*.py")):
+    for source in lessons_in(gallery_dir):
         md5_file = out_dir / (source.name + ".md5")
         if not md5_file.exists() or md5_file.read_text().strip() != _md5(source):
             stale.append(source.name)
@@ -204,27 +210,43 @@ def forget_incomplete(out_dir: Path) -> None:
     writes that file before the page, thumbnail and notebook. A checksum not
     recorded in the completion list therefore belongs to an interrupted run.
     """
-    done = _read_complete(out_dir)
+    done = _read_complete(out_dir).get("lessons", {})
     for md5_file in out_dir.glob("*.py.md5"):
         if done.get(md5_file.name) != md5_file.read_text().strip():
             md5_file.unlink()
 
 
-def _read_complete(out_dir: Path) -> dict[str, str]:
+def _read_complete(out_dir: Path) -> dict:
     try:
         return json.loads((out_dir / COMPLETE).read_text())
     except (OSError, ValueError):
         return {}
 
 
-def record_complete(out_dir: Path) -> None:
-    """Record every lesson whose generated page matches its current source."""
+def record_complete(out_dir: Path, gallery_dir: Path) -> None:
+    """Record every lesson whose generated page matches its current source,
+    and the gallery header the index was made from."""
     done = {}
     for md5_file in sorted(out_dir.glob("*.py.md5")):
         source = md5_file.with_suffix("")
         if source.exists() and _md5(source) == md5_file.read_text().strip():
             done[md5_file.name] = md5_file.read_text().strip()
-    _write_if_changed(out_dir / COMPLETE, json.dumps(done, indent=1, sort_keys=True) + "\n")
+    record = {"header": _md5(gallery_dir / HEADER), "lessons": done}
+    _write_if_changed(out_dir / COMPLETE, json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+def up_to_date(gallery_dir: Path, out_dir: Path) -> bool:
+    """True when a run would change nothing: every lesson and the header are
+    as they were at the last completed run (so Sphinx need not even start)."""
+    done = _read_complete(out_dir)
+    lessons = lessons_in(gallery_dir)
+    return (
+        (out_dir / "index.rst").exists()
+        and done.get("header") == _md5(gallery_dir / HEADER)
+        and set(done.get("lessons", {})) == {f"{p.name}.md5" for p in lessons}
+        and not stale_lessons(gallery_dir, out_dir)
+        and all(done["lessons"][f"{p.name}.md5"] == _md5(p) for p in lessons)
+    )
 
 
 def _write_if_changed(path: Path, text: str) -> None:
@@ -275,14 +297,31 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
     from sphinx.util.docutils import docutils_namespace, patch_docutils
 
     out_dir = srcdir / "lessons"
+    gallery_dir = ROOT / "gallery"
+    # Code objects feed sphinx-gallery's API links and backreferences, which
+    # this site does not use (no intersphinx); left in place, every build
+    # would spend a second linking names to nothing.
+    for codeobj in out_dir.glob("*.codeobj.json"):
+        codeobj.unlink()
+    if plot and up_to_date(gallery_dir, out_dir):
+        count = len(lessons_in(gallery_dir))
+        print(f"gallery: executed 0 lesson(s) ; reused {count}")
+        return 0
     if out_dir.exists():
         forget_incomplete(out_dir)
-    if plot and stale_lessons(ROOT / "gallery", out_dir):
+    if plot and stale_lessons(gallery_dir, out_dir):
         try:
             require_dot()
         except DotMissingError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
+        # torch is imported once for the whole batch. sphinx-gallery runs a
+        # full garbage collection before each lesson; freezing what exists
+        # now (torch's own objects) keeps each of those from walking them all.
+        import torch  # noqa: F401
+        import torchviz  # noqa: F401
+
+        gc.freeze()
     warnings = io.StringIO()
     try:
         with patch_docutils(ROOT), docutils_namespace():
@@ -312,7 +351,9 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
         return 1
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
     normalize_zips(out_dir, epoch)
-    record_complete(out_dir)
+    for codeobj in out_dir.glob("*.codeobj.json"):
+        codeobj.unlink()
+    record_complete(out_dir, gallery_dir)
     executed = sorted(Path(p).name for p in conf["passing_examples"])
     reused = len(conf["stale_examples"])
     print(f"gallery: executed {len(executed)} lesson(s) {' '.join(executed)}; reused {reused}")

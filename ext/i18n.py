@@ -18,6 +18,7 @@ the sources, and reports progress:
 from __future__ import annotations
 
 import argparse
+import bisect
 import filecmp
 import os
 import re
@@ -143,6 +144,15 @@ def markup_tokens(text: str, syntax: str = "rst") -> list[str]:
 
 def rst_problems(text: str) -> list[str]:
     """docutils' complaints about *text* as inline reST (roles are accepted)."""
+    return rst_problems_many([text])[0]
+
+
+def rst_problems_many(texts: list[str]) -> list[list[str]]:
+    """docutils' complaints about each of *texts*, parsed as one document.
+
+    One parse for a whole catalog instead of one per message: each text is a
+    paragraph of its own, so inline markup cannot leak from one to the next.
+    """
     from docutils import nodes, utils
     from docutils.core import publish_doctree
     from docutils.parsers.rst import roles
@@ -150,24 +160,33 @@ def rst_problems(text: str) -> list[str]:
     def any_role(name, rawtext, text, lineno, inliner, options=None, content=None):
         return [nodes.literal(rawtext, utils.unescape(text))], []
 
+    chunks, starts, line = [], [], 1
+    for text in texts:
+        chunk = text.strip("\n")
+        if chunk.endswith("::"):  # as Sphinx does: give it its literal block
+            chunk += "\n\n   dummy literal"
+        starts.append(line)
+        chunks.append(chunk + "\n\n..\n\n")
+        line += chunk.count("\n") + 4
     # docutils keeps roles in a process-wide registry, which a running Sphinx
     # shares: register the stand-ins only for this parse.
     saved = dict(roles._roles)
     try:
-        for name in set(re.findall(r":([\w.+-]+(?::[\w.+-]+)*):`", text)):
+        for name in set(re.findall(r":([\w.+-]+(?::[\w.+-]+)*):`", "".join(texts))):
             roles.register_local_role(name, any_role)
         doctree = publish_doctree(
-            text,
+            "".join(chunks),
             settings_overrides={"report_level": 5, "halt_level": 5, "warning_stream": False},
         )
     finally:
         roles._roles.clear()
         roles._roles.update(saved)
-    return [
-        " ".join(msg.astext().split())
-        for msg in doctree.findall(nodes.system_message)
-        if msg["level"] >= 2
-    ]
+    found: list[list[str]] = [[] for _ in texts]
+    for msg in doctree.findall(nodes.system_message):
+        if msg["level"] >= 2:
+            where = bisect.bisect_right(starts, msg.get("line") or 1) - 1
+            found[max(where, 0)].append(" ".join(msg.astext().split()))
+    return found
 
 
 def source_syntax(domain: str, srcdir: Path) -> str:
@@ -180,6 +199,7 @@ def check_catalog(path: Path, domain: str, srcdir: Path) -> list[Problem]:
     catalog = load(path)
     syntax = source_syntax(domain, srcdir)
     problems = []
+    to_parse = []
     for entry in catalog.translated_entries():
         want = markup_tokens(entry.msgid, syntax)
         got = markup_tokens(entry.msgstr, syntax)
@@ -194,9 +214,12 @@ def check_catalog(path: Path, domain: str, srcdir: Path) -> list[Problem]:
                 )
             )
         elif syntax == "rst":
-            for complaint in rst_problems(entry.msgstr):
-                problems.append(Problem(path, entry.linenum, f"broken reST in msgstr: {complaint}"))
-    return problems
+            to_parse.append(entry)
+    complaints = rst_problems_many([e.msgstr for e in to_parse]) if to_parse else []
+    for entry, found in zip(to_parse, complaints, strict=True):
+        for complaint in found:
+            problems.append(Problem(path, entry.linenum, f"broken reST in msgstr: {complaint}"))
+    return sorted(problems, key=lambda p: p.line)
 
 
 # --------------------------------------------------------------------------
@@ -282,10 +305,40 @@ def catalogs(lang: str, locale_dir: Path = LOCALE) -> dict[str, Path]:
     return {p.relative_to(base).with_suffix("").as_posix(): p for p in sorted(base.rglob("*.po"))}
 
 
+CHECKED = ROOT / "_build" / "locale" / ".checked.json"
+
+
 def check_language_catalogs(lang: str, srcdir: Path, locale_dir: Path = LOCALE) -> list[Problem]:
+    """Syntax and markup problems in *lang*'s catalogs.
+
+    A catalog that passed is remembered by its content (and by this module's
+    own source), so an unchanged catalog is not parsed again by the next build.
+    """
+    import hashlib
+    import json
+
+    cache = CHECKED if locale_dir == LOCALE else None
+    checker = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    try:
+        known = json.loads(cache.read_text()) if cache else {}
+    except (OSError, ValueError):
+        known = {}
+    passed = known.get("files", {}) if known.get("checker") == checker else {}
     problems = []
     for domain, path in catalogs(lang, locale_dir).items():
-        problems += check_catalog(path, domain, srcdir)
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        key = str(path.relative_to(locale_dir))
+        if passed.get(key) == digest:
+            continue
+        found = check_catalog(path, domain, srcdir)
+        problems += found
+        if not found:
+            passed[key] = digest
+    if cache:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"checker": checker, "files": passed}, sort_keys=True, indent=1))
+        os.replace(tmp, cache)
     return problems
 
 

@@ -234,3 +234,43 @@ def test_every_lesson_offers_its_script_and_notebook(site, lang):
             )
             assert m, f"{lang}/{lesson.stem}: no {suffix} download link"
             assert (site.html / lang / "lessons" / m[1]).is_file()
+
+
+class Chrome(HTMLParser):
+    """Text and labels outside the article: what the theme writes."""
+
+    def __init__(self):
+        super().__init__()
+        self.depth = 0
+        self.skip = 0
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.depth += tag == "article"
+        self.skip += tag in ("script", "style")
+        if not self.depth:
+            for key, value in attrs:
+                if key in ("aria-label", "title", "placeholder") and value:
+                    self.found.append(value)
+
+    def handle_endtag(self, tag):
+        self.depth -= tag == "article"
+        self.skip -= tag in ("script", "style")
+
+    def handle_data(self, data):
+        if not self.depth and not self.skip and data.strip():
+            self.found.append(data.strip())
+
+
+def test_the_theme_speaks_chinese_on_chinese_pages(site):
+    """No English label of the theme or of Sphinx is left around a zh page."""
+    names = {"English", "Furo", "Sphinx", "@pradyunsg"}  # names, not words
+    for page in site.pages("zh_CN"):
+        parser = Chrome()
+        parser.feed(page.read_text(encoding="utf-8"))
+        english = [
+            text
+            for text in parser.found
+            if re.search(r"[A-Za-z]{3}", text) and not CJK.search(text) and text not in names
+        ]
+        assert not english, f"{page.name}: {english}"

@@ -146,20 +146,49 @@ def test_describe_failure_names_script_and_line():
 def test_forget_incomplete_removes_unrecorded_checksums(tmp_path):
     (tmp_path / "01_a.py.md5").write_text("aaa")
     (tmp_path / "02_b.py.md5").write_text("bbb")
-    (tmp_path / gallery.COMPLETE).write_text(json.dumps({"01_a.py.md5": "aaa"}))
+    (tmp_path / gallery.COMPLETE).write_text(json.dumps({"lessons": {"01_a.py.md5": "aaa"}}))
     gallery.forget_incomplete(tmp_path)
     assert (tmp_path / "01_a.py.md5").exists()
     assert not (tmp_path / "02_b.py.md5").exists()
 
 
 def test_record_complete_lists_only_current_lessons(tmp_path):
+    (tmp_path / gallery.HEADER).write_text("Lessons\n")
     (tmp_path / "01_a.py").write_text("print(1)\n")
     (tmp_path / "01_a.py.md5").write_text(gallery._md5(tmp_path / "01_a.py"))
     (tmp_path / "02_b.py").write_text("print(2)\n")
     (tmp_path / "02_b.py.md5").write_text("stale")
-    gallery.record_complete(tmp_path)
+    gallery.record_complete(tmp_path, tmp_path)
     done = json.loads((tmp_path / gallery.COMPLETE).read_text())
-    assert list(done) == ["01_a.py.md5"]
+    assert list(done["lessons"]) == ["01_a.py.md5"]
+    assert done["header"] == gallery._md5(tmp_path / gallery.HEADER)
+
+
+def test_our_checksum_is_sphinx_gallerys(tmp_path):
+    from sphinx_gallery.utils import get_md5sum
+
+    path = tmp_path / "a.py"
+    path.write_bytes("x = 'ü'\r\nprint(x)\n".encode())
+    assert gallery._md5(path) == get_md5sum(path, mode="t")
+
+
+def test_up_to_date_needs_every_lesson_and_the_header_unchanged(tmp_path):
+    src, out = tmp_path / "gallery", tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    (src / gallery.HEADER).write_text("Lessons\n")
+    (src / "01_a.py").write_text("a\n")
+    (out / "01_a.py").write_text("a\n")
+    (out / "01_a.py.md5").write_text(gallery._md5(src / "01_a.py"))
+    (out / "index.rst").write_text("index\n")
+    gallery.record_complete(out, src)
+    assert gallery.up_to_date(src, out)
+    (src / gallery.HEADER).write_text("Lessons, renamed\n")
+    assert not gallery.up_to_date(src, out)
+    gallery.record_complete(out, src)
+    assert gallery.up_to_date(src, out)
+    (src / "02_b.py").write_text("b\n")
+    assert not gallery.up_to_date(src, out)
 
 
 def test_stale_lessons(tmp_path):
@@ -399,3 +428,60 @@ def test_scrollable_blocks_become_focusable():
     out = focusable_scrollers(body)
     assert out.count('tabindex="0"') == 2
     assert focusable_scrollers(out) == out
+
+
+# -- theme labels ----------------------------------------------------------------
+def test_theme_labels_are_translated_outside_the_article_only():
+    from ext.theme_i18n import translate_chrome
+
+    table = {"Back to top": "回到顶部", "Toggle navigation of %s": "展开或折叠 %s 的导航"}
+    page = (
+        '<a href="#">Back to top</a><input aria-label="Toggle navigation of 课程">'
+        "<article><p>Back to top</p></article><span> Back to top </span>"
+    )
+    out = translate_chrome(page, table)
+    assert out == (
+        '<a href="#">回到顶部</a><input aria-label="展开或折叠 课程 的导航">'
+        "<article><p>Back to top</p></article><span> 回到顶部 </span>"
+    )
+
+
+def test_theme_labels_match_through_html_entities():
+    from ext.theme_i18n import translate_text
+
+    table = {"Copyright © %s": "版权所有 © %s"}
+    assert translate_text("Copyright &#169; 2026, us", table) == "版权所有 © 2026, us"
+
+
+def test_theme_template_lists_title_copyright_and_labels():
+    from types import SimpleNamespace
+
+    from ext.theme_i18n import THEME_STRINGS, pot_text
+
+    config = SimpleNamespace(project="P", html_title="My site", copyright="2026, me")
+    pot = polib.pofile(pot_text(config))
+    assert [e.msgid for e in pot] == ["My site", "2026, me", *THEME_STRINGS]
+
+
+def test_one_parse_per_catalog_still_blames_the_right_message():
+    found = i18n.rst_problems_many(
+        ["好的 ``x``。", "坏的 ``x 。", "以冒号结尾::", "又一个 **粗体** 。"]
+    )
+    assert [bool(f) for f in found] == [False, True, False, False]
+
+
+def test_a_checked_catalog_is_not_parsed_again(tmp_path, monkeypatch):
+    write_po(tmp_path / "zh_CN" / "LC_MESSAGES" / "a.po", [("Use ``x``.", "使用 ``x``。")])
+    monkeypatch.setattr(i18n, "LOCALE", tmp_path)
+    monkeypatch.setattr(i18n, "CHECKED", tmp_path / "checked.json")
+    calls = []
+    real = i18n.check_catalog
+    monkeypatch.setattr(i18n, "check_catalog", lambda *a: calls.append(a) or real(*a))
+    assert i18n.check_language_catalogs("zh_CN", tmp_path, tmp_path) == []
+    assert i18n.check_language_catalogs("zh_CN", tmp_path, tmp_path) == []
+    assert len(calls) == 1
+    po = tmp_path / "zh_CN" / "LC_MESSAGES" / "a.po"
+    po.write_text(
+        po.read_text(encoding="utf-8").replace("使用 ``x``", "使用 ``x"), encoding="utf-8"
+    )
+    assert len(i18n.check_language_catalogs("zh_CN", tmp_path, tmp_path)) == 1

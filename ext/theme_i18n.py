@@ -1,0 +1,156 @@
+"""The theme's own words, translated like everything else.
+
+Furo writes some of its labels through Sphinx's translation machinery and
+others as plain English in its templates ("Back to top", "Light mode", the
+labels of its buttons). Neither kind is in our page catalogs. This module
+gives them one catalog of their own, ``theme.po``:
+
+* ``make gettext`` writes ``theme.pot`` from :data:`THEME_STRINGS` plus the
+  site's title and copyright line, so ``make update-po`` brings it to the
+  translators with the page catalogs;
+* a translated build renders every page as usual, then replaces those
+  strings in the page's chrome (everything outside ``<article>``), and uses
+  the translated site title and copyright line.
+
+If the theme gains a label, the browser-facing test that scans the Chinese
+pages for English chrome fails and names it; add it here.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+# Labels Furo shows around the article. "%s" stands for a value the theme
+# fills in (a section title).
+THEME_STRINGS = (
+    "Skip to content",
+    "Back to top",
+    "On this page",
+    "Contents",
+    "Menu",
+    "Expand",
+    "Next",
+    "Previous",
+    "Search",
+    "Light mode",
+    "Dark mode",
+    "Auto light/dark, in light mode",
+    "Auto light/dark, in dark mode",
+    "Toggle Light / Dark / Auto color theme",
+    "Toggle site navigation sidebar",
+    "Toggle table of contents sidebar",
+    "Toggle navigation of %s",
+    "Copyright © %s",
+    "Made with",
+    "and",
+    "'s",
+)
+DOMAIN = "theme"
+
+
+def messages(config) -> list[str]:
+    return [config.html_title, config.copyright, *THEME_STRINGS]
+
+
+def pot_text(config) -> str:
+    """A gettext template holding the theme's messages."""
+    import polib
+
+    pot = polib.POFile(wrapwidth=79)
+    pot.metadata = {
+        "Project-Id-Version": config.project,
+        "MIME-Version": "1.0",
+        "Content-Type": "text/plain; charset=UTF-8",
+        "Content-Transfer-Encoding": "8bit",
+    }
+    for msgid in messages(config):
+        pot.append(polib.POEntry(msgid=msgid, msgstr=""))
+    return str(pot)
+
+
+def load_table(lang: str, locale_dir: Path) -> dict[str, str]:
+    """msgid -> msgstr of the theme catalog, translated entries only."""
+    import polib
+
+    path = locale_dir / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+    if not path.exists():
+        return {}
+    return {e.msgid: e.msgstr for e in polib.pofile(str(path)).translated_entries()}
+
+
+def _pattern(msgid: str) -> re.Pattern:
+    return re.compile("^" + re.escape(msgid).replace("%s", "(.+)") + "$")
+
+
+def translate_text(text: str, table: dict[str, str]) -> str:
+    """The translation of one label (HTML-escaped text), or the label itself."""
+    stripped = text.strip()
+    label = html.unescape(stripped)
+    if label in table:
+        return text.replace(stripped, html.escape(table[label], quote=False))
+    for msgid, msgstr in table.items():
+        if "%s" in msgid:
+            m = _pattern(msgid).match(label)
+            if m:
+                return text.replace(stripped, html.escape(msgstr.replace("%s", m[1]), quote=False))
+    return text
+
+
+_TEXT = re.compile(r">([^<>]+)<")
+_ATTR = re.compile(r'\b(aria-label|title|placeholder)="([^"]*)"')
+
+
+def translate_chrome(page: str, table: dict[str, str]) -> str:
+    """Translate the theme's labels in *page*, leaving the article alone."""
+    if not table:
+        return page
+    start = page.find("<article")
+    end = page.rfind("</article>")
+    if start == -1 or end == -1:
+        start = end = len(page)
+    head, article, tail = page[:start], page[start:end], page[end:]
+
+    def chrome(text: str) -> str:
+        text = _TEXT.sub(lambda m: ">" + translate_text(m[1], table) + "<", text)
+        return _ATTR.sub(lambda m: f'{m[1]}="{translate_text(m[2], table)}"', text)
+
+    return chrome(head) + article + chrome(tail)
+
+
+def on_config_inited(app, config) -> None:
+    from ext.i18n import LOCALE, SOURCE_LANGUAGE
+
+    if config.language == SOURCE_LANGUAGE:
+        return
+    table = load_table(config.language, LOCALE)
+    config.html_title = table.get(config.html_title, config.html_title)
+    config.copyright = table.get(config.copyright, config.copyright)
+    app.theme_table = {k: v for k, v in table.items() if k in THEME_STRINGS}
+
+
+def on_builder_inited(app) -> None:
+    table = getattr(app, "theme_table", None)
+    if not table or app.builder.format != "html":
+        return
+    templates = app.builder.templates
+    render = templates.render
+
+    def render_translated(template, context):
+        return translate_chrome(render(template, context), table)
+
+    templates.render = render_translated
+
+
+def on_build_finished(app, exception) -> None:
+    if exception is None and app.builder.name == "gettext":
+        Path(app.outdir, f"{DOMAIN}.pot").write_text(pot_text(app.config), encoding="utf-8")
+
+
+def setup(app):
+    # After ext.i18n has checked and mirrored the catalogs.
+    app.connect("config-inited", on_config_inited, priority=600)
+    app.connect("builder-inited", on_builder_inited)
+    app.connect("build-finished", on_build_finished)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
