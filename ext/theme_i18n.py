@@ -26,6 +26,7 @@ from pathlib import Path
 # fills in (a section title).
 THEME_STRINGS = (
     "Skip to content",
+    "Home",
     "Back to top",
     "On this page",
     "Contents",
@@ -127,11 +128,13 @@ def on_config_inited(app, config) -> None:
     table = load_table(config.language, LOCALE)
     config.html_title = table.get(config.html_title, config.html_title)
     config.copyright = table.get(config.copyright, config.copyright)
-    app.theme_table = {k: v for k, v in table.items() if k in THEME_STRINGS}
+    # A config value (rebuild "html"): when a translator changes theme.po,
+    # Sphinx sees the configuration change and rewrites every page.
+    config.theme_labels = {k: v for k, v in table.items() if k in THEME_STRINGS}
 
 
 def on_builder_inited(app) -> None:
-    table = getattr(app, "theme_table", None)
+    table = app.config.theme_labels
     if not table or app.builder.format != "html":
         return
     templates = app.builder.templates
@@ -149,6 +152,7 @@ def on_build_finished(app, exception) -> None:
 
 
 def setup(app):
+    app.add_config_value("theme_labels", {}, "html", types=[dict])
     # After ext.i18n has checked and mirrored the catalogs.
     app.connect("config-inited", on_config_inited, priority=600)
     app.connect("builder-inited", on_builder_inited)

@@ -247,7 +247,7 @@ class Chrome(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.depth += tag == "article"
-        self.skip += tag in ("script", "style")
+        self.skip += tag in ("script", "style", "code")
         if not self.depth:
             for key, value in attrs:
                 if key in ("aria-label", "title", "placeholder") and value:
@@ -255,7 +255,7 @@ class Chrome(HTMLParser):
 
     def handle_endtag(self, tag):
         self.depth -= tag == "article"
-        self.skip -= tag in ("script", "style")
+        self.skip -= tag in ("script", "style", "code")
 
     def handle_data(self, data):
         if not self.depth and not self.skip and data.strip():
