@@ -126,7 +126,7 @@ wrap: setup ## Re-wrap the catalogs with powrap
 # -- Reading and writing -----------------------------------------------------
 
 .PHONY: serve
-serve: ## Serve _build/html on http://127.0.0.1:$(PORT)
+serve: ## Serve _build/html on http://127.0.0.1:PORT (PORT=8000)
 	@test -f $(BUILDDIR)/html/index.html || { echo "error: nothing built yet; run make html first" >&2; exit 1; }
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory $(BUILDDIR)/html $(PORT)
 
