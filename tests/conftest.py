@@ -17,29 +17,17 @@ from pathlib import Path
 
 import pytest
 
+from ext import workspace
+
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(sys.prefix)
 LESSONS = sorted(ROOT.glob("gallery/[0-9][0-9]_*.py"))
 LANGUAGES = ["en", "zh_CN"]
 
 
-def project_files() -> list[str]:
-    out = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return [f for f in out.split("\0") if f and (ROOT / f).exists()]
-
-
 def copy_project(dest: Path, with_generated: Path | None = None) -> Path:
     """Copy the project's sources to *dest*; optionally the executed gallery too."""
-    for rel in project_files():
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / rel, target)
+    workspace.copy_project(dest)
     if with_generated is not None:
         shutil.copytree(with_generated / "docs" / "lessons", dest / "docs" / "lessons")
     return dest

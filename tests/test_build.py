@@ -274,3 +274,36 @@ def test_the_theme_speaks_chinese_on_chinese_pages(site):
             if re.search(r"[A-Za-z]{3}", text) and not CJK.search(text) and text not in names
         ]
         assert not english, f"{page.name}: {english}"
+
+
+def downloads(site, lang, lesson, suffix):
+    page = (site.html / lang / "lessons" / f"{lesson.stem}.html").read_text(encoding="utf-8")
+    m = re.search(rf'href="([^"]*{lesson.stem}{suffix})"', page)
+    return (site.html / lang / "lessons" / m[1]).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[p.stem for p in LESSONS])
+def test_chinese_downloads_carry_chinese_prose_and_the_same_code(site, lesson):
+    import json
+
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+    blocks = {}
+    for lang in LANGUAGES:
+        path = site.root / f"{lang}.py"
+        path.write_text(downloads(site, lang, lesson, ".py"), encoding="utf-8")
+        blocks[lang] = split_code_and_text_blocks(path)[1]
+    en, zh = blocks["en"], blocks["zh_CN"]
+    assert [b.type for b in en] == [b.type for b in zh]
+    assert [b.content for b in en if b.type == "code"] == [
+        b.content for b in zh if b.type == "code"
+    ]
+    assert all(CJK.search(b.content) for b in zh if b.type == "text")
+
+    cells = {
+        lang: json.loads(downloads(site, lang, lesson, ".ipynb"))["cells"] for lang in LANGUAGES
+    }
+    code = {lang: [c["source"] for c in cells[lang] if c["cell_type"] == "code"] for lang in cells}
+    assert code["en"] == code["zh_CN"]
+    prose = ["".join(c["source"]) for c in cells["zh_CN"] if c["cell_type"] == "markdown"]
+    assert prose and all(CJK.search(text) for text in prose[1:])

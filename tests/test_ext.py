@@ -485,3 +485,22 @@ def test_a_checked_catalog_is_not_parsed_again(tmp_path, monkeypatch):
         po.read_text(encoding="utf-8").replace("使用 ``x``", "使用 ``x"), encoding="utf-8"
     )
     assert len(i18n.check_language_catalogs("zh_CN", tmp_path, tmp_path)) == 1
+
+
+def test_check_reports_incomplete_and_unwrapped_catalogs(tmp_path):
+    po = write_po(
+        tmp_path / "zh_CN" / "LC_MESSAGES" / "a.po",
+        [("Done.", "完成。"), ("Not yet.", ""), ("x " * 60 + "end.", "")],
+    )
+    catalog = polib.pofile(str(po))
+    catalog[0].flags.append("fuzzy")
+    catalog.save(str(po))
+    # One entry written on a single long line, as an editor might leave it.
+    long = "word " * 30
+    po.write_text(
+        po.read_text(encoding="utf-8") + f'\nmsgid "{long}"\nmsgstr "{"词 " * 30}"\n',
+        encoding="utf-8",
+    )
+    errors = i18n.check(["zh_CN"], tmp_path, tmp_path)
+    assert any("2 untranslated and 1 fuzzy" in e for e in errors), errors
+    assert any("not wrapped by powrap" in e for e in errors), errors

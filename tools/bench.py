@@ -27,26 +27,14 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from ext.workspace import copy_project  # noqa: E402
+
 VENV = Path(sys.prefix)
 BUDGET = 500 * 1024
 
 
 # -- Running things ---------------------------------------------------------
-def project_copy(dest: Path) -> Path:
-    files = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split("\0")
-    for rel in filter(None, files):
-        if (ROOT / rel).is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, dest / rel)
-    return dest
-
-
 def env() -> dict[str, str]:
     out = dict(os.environ)
     out.pop("MAKEFLAGS", None)
@@ -294,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = 1 if args.quick else max(args.runs, 3)
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
-        cwd = project_copy(Path(tmp))
+        cwd = copy_project(Path(tmp))
         results = {"quick": args.quick, "runs": runs}
         steps = [
             ("floor", floor),
