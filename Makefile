@@ -44,11 +44,12 @@ help: ## Show this list
 # -- Set-up ---------------------------------------------------------------
 
 # The stamp is named after the requirements' hash: a fresh clone with the same
-# pins reuses an existing environment, and a changed pin reinstalls.
+# pins reuses an existing environment (whatever the file times), and a changed
+# pin reinstalls.
 REQUIREMENTS_HASH := $(shell sha256sum requirements.txt | cut -c1-16)
 INSTALLED := $(VENV)/.installed-$(REQUIREMENTS_HASH)
 
-$(INSTALLED): requirements.txt
+$(INSTALLED):
 	$(PYTHON) -m venv $(VENV) || { echo "error: '$(PYTHON) -m venv' failed; install Python's venv module (Debian: sudo apt-get install python3-venv)" >&2; exit 1; }
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	rm -f $(VENV)/.installed-*
