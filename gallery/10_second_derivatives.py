@@ -163,6 +163,57 @@ assert torch.allclose(hv, hv_reference)
 assert torch.allclose(hv, full_hessian @ v)
 
 # %%
+# The graph behind a Hessian-vector product
+# -----------------------------------------
+#
+# The second call to ``torch.autograd.grad`` works because the gradient
+# :math:`g` is not a plain tensor of numbers: with ``create_graph=True``,
+# autograd also recorded the graph that computed it. The picture below draws
+# that graph for a tiny case, three inputs through ``SmoothReLU`` and a
+# squared loss.
+#
+# Its nodes include the two operations inside ``SmoothReLU.backward``
+# (``SigmoidBackward0`` and the ``MulBackward0`` just above ``g``) and the
+# node ``SmoothReLUBackward`` that the forward pass recorded, and every path
+# ends at the leaf ``x``. The second backward walks this graph from :math:`g`
+# back to ``x``, and that walk is what computes :math:`H v`.
+
+from torchviz import make_dot
+
+torch.manual_seed(0)
+x_tiny = torch.randn(3, dtype=torch.float64, requires_grad=True)
+loss_tiny = (SmoothReLU.apply(x_tiny) ** 2).sum()
+(g_tiny,) = torch.autograd.grad(loss_tiny, x_tiny, create_graph=True)
+
+
+def walk(fn):
+    """Yield every node of the backward graph under ``fn``."""
+    if fn is not None:
+        yield fn
+        for next_fn, _ in fn.next_functions:
+            yield from walk(next_fn)
+
+
+nodes = list(walk(g_tiny.grad_fn))
+print("nodes in the graph of g:")
+for name in sorted({type(node).__name__ for node in nodes}):
+    print("  ", name)
+top_names = {type(fn).__name__ for fn, _ in g_tiny.grad_fn.next_functions}
+assert type(g_tiny.grad_fn).__name__ == "MulBackward0"
+assert "SigmoidBackward0" in top_names
+assert any(type(node).__name__ == "SmoothReLUBackward" for node in nodes)
+ends = [node for node in nodes if not any(fn for fn, _ in node.next_functions)]
+assert all(getattr(node, "variable", None) is x_tiny for node in ends)
+
+graph = make_dot((g_tiny, x_tiny), params={"x": x_tiny, "g": g_tiny})
+graph.comment = (
+    "Autograd graph of the gradient g for a tiny SmoothReLU loss: g comes from "
+    "a MulBackward0 node fed by SigmoidBackward0 and by the backward of the "
+    "square through SmoothReLUBackward, and every path leads back to the leaf x."
+)
+graph
+
+# %%
 # Use 2: a gradient penalty
 # -------------------------
 #
