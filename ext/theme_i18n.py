@@ -19,6 +19,7 @@ pages for English chrome fails and names it; add it here.
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -47,6 +48,7 @@ THEME_STRINGS = (
     "Made with",
     "and",
     "'s",
+    "Out:",  # sphinx-gallery's label above printed output (CSS content)
 )
 DOMAIN = "theme"
 
@@ -146,6 +148,14 @@ def on_builder_inited(app) -> None:
     templates.render = render_translated
 
 
+def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
+    """sphinx-gallery writes its "Out:" label with CSS: override it per page."""
+    label = app.config.theme_labels.get("Out:")
+    if label:
+        css = f"html .sphx-glr-script-out::before {{ content: {json.dumps(label, ensure_ascii=False)}; }}"
+        context["metatags"] = context.get("metatags", "") + f"<style>{css}</style>\n"
+
+
 def on_build_finished(app, exception) -> None:
     if exception is None and app.builder.name == "gettext":
         Path(app.outdir, f"{DOMAIN}.pot").write_text(pot_text(app.config), encoding="utf-8")
@@ -156,5 +166,6 @@ def setup(app):
     # After ext.i18n has checked and mirrored the catalogs.
     app.connect("config-inited", on_config_inited, priority=600)
     app.connect("builder-inited", on_builder_inited)
+    app.connect("html-page-context", on_html_page_context)
     app.connect("build-finished", on_build_finished)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

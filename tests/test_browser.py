@@ -247,3 +247,12 @@ def test_prev_next_lead_through_the_lessons_in_order(server, reader):
         page.locator("a.next-page").first.click()
         page.wait_for_load_state("networkidle")
         assert page.url == lesson_url(server, "en", lesson)
+
+
+def test_output_label_speaks_the_page_language(server, reader):
+    """sphinx-gallery's "Out:" label is CSS content, so gettext never sees it."""
+    label = "getComputedStyle(document.querySelector('.sphx-glr-script-out'), '::before').content"
+    en = reader.open(lesson_url(server, "en", LESSONS[0])).evaluate(label)
+    zh = reader.open(lesson_url(server, "zh_CN", LESSONS[0])).evaluate(label)
+    assert en == '"Out:"'
+    assert re.search(r"[\u3400-\u9fff]", zh), zh
