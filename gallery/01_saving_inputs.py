@@ -25,12 +25,12 @@ You will learn:
 # A subclass of ``torch.autograd.Function`` meets autograd at two moments.
 #
 # * **During forward, nothing is recorded.** Whatever ``forward`` computes is
-#   invisible to autograd. When it returns, the Function's ``backward`` is
-#   attached as the ``grad_fn`` of each output.
-# * **During backward, everything is recorded, if the caller asks for it.**
-#   With ``create_graph=True``, the operations that ``backward`` runs are
-#   recorded like any other PyTorch code. That recorded graph is what a second
-#   backward pass walks through.
+#   invisible to autograd. When it returns, and if an input requires grad, the
+#   Function's ``backward`` is attached as the ``grad_fn`` of each output.
+# * **During backward, operations are recorded if the caller asks for it.**
+#   With ``create_graph=True``, every operation that ``backward`` runs on a
+#   tensor that requires grad is recorded like any other PyTorch code. That
+#   recorded graph is what a second backward pass walks through.
 #
 # So double backward works exactly when autograd can follow the computation
 # inside ``backward``. The rest of these lessons are variations on that one
@@ -101,6 +101,11 @@ print("d/dx (3x)^2 =", grad_y_x)
 print("d2/dx2 (3x)^2 =", second)
 assert torch.allclose(second, torch.full_like(x, 18.0))
 
+# The claims of this section, checked: the saved tensor is the input itself,
+# and the gradient's grad_fn is a multiplication.
+assert out.grad_fn.saved_tensors[0] is x
+assert type(grad_x.grad_fn).__name__ == "MulBackward0"
+
 # %%
 # Checking it: gradcheck and gradgradcheck
 # ----------------------------------------
@@ -115,8 +120,8 @@ assert torch.allclose(second, torch.full_like(x, 18.0))
 #
 # Use double precision (``torch.float64``). Finite differences divide by a
 # tiny step, which magnifies rounding errors; in single precision the checks
-# fail on correct code. Both return ``True`` or raise an error that says which
-# derivative disagrees.
+# fail on correct code, as the next cell shows. By default both return
+# ``True`` or raise an error that says which derivative disagrees.
 
 from torch.autograd import gradcheck, gradgradcheck
 
@@ -128,6 +133,27 @@ second_ok = gradgradcheck(Square.apply, inputs)
 print("gradcheck:", first_ok)
 print("gradgradcheck:", second_ok)
 assert first_ok and second_ok
+
+# %%
+# The same correct Function, checked in single precision, fails. PyTorch also
+# warns that the inputs are not in double precision.
+
+import warnings
+
+from torch.autograd.gradcheck import GradcheckError
+
+single = (inputs[0].detach().float().requires_grad_(),)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        gradcheck(Square.apply, single)
+        failed = False
+    except GradcheckError as err:
+        failed = True
+        print("float32 gradcheck:", str(err).splitlines()[0])
+print("warned about precision:", any("double precision" in str(w.message) for w in caught))
+assert failed
+assert any("double precision" in str(w.message) for w in caught)
 
 # %%
 # The graph

@@ -80,8 +80,9 @@ assert torch.allclose(grad_grad_x, torch.exp(x))
 #
 # When forward returns, autograd makes the Function's backward the
 # ``grad_fn`` of the output. Here that node is called ``MyExpBackward``. The
-# tensor that backward reads from ``ctx.saved_tensors`` is that same output,
-# so it keeps this link.
+# tensor that backward reads from ``ctx.saved_tensors`` is an alias of that
+# output: a new tensor object that shares its memory and its ``grad_fn``, so
+# it keeps this link.
 #
 # Under ``create_graph=True``, backward's multiplication ``grad_out * result``
 # is recorded. Its node, ``MulBackward0``, points to the output's node,

@@ -89,8 +89,9 @@ assert len(caught) == 0
 # right. ``gradgradcheck`` also tests the graph that backward records, and
 # that is where the mistake is.
 #
-# ``gradgradcheck`` does not return ``False`` when it finds a problem: it
-# raises ``GradcheckError``, a subclass of ``RuntimeError``. The class lives
+# By default (``raise_exception=True``), ``gradgradcheck`` does not return
+# ``False`` when it finds a problem: it raises ``GradcheckError``, a subclass
+# of ``RuntimeError``. The class lives
 # in the module ``torch.autograd.gradcheck``. (The name
 # ``torch.autograd.gradcheck`` also refers to the function, so import the
 # class with ``from torch.autograd.gradcheck import GradcheckError``.)
@@ -287,7 +288,7 @@ assert reaches(out.grad_fn, x)
 # Moving the exponentials into ``ctx.save_for_backward`` does not fix
 # anything, as long as forward does not return them. ``save_for_backward``
 # stores tensors; it does not record how they were computed. Only an input
-# or an output of the Function has a ``grad_fn`` that links it to ``x``.
+# or an output of the Function is linked to ``x`` in the graph.
 
 
 class SinhSavedIntermediates(torch.autograd.Function):

@@ -143,8 +143,8 @@ assert not torch.allclose(second_h, 6 * x + 2)
 # Decorate ``backward`` with ``once_differentiable`` (from
 # ``torch.autograd.function``). The decorator runs ``backward`` without
 # recording anything. When the incoming gradient itself requires grad, it
-# passes the results through a special node that raises an error if a later
-# backward pass ever reaches it.
+# passes detached copies of the results through a special node that raises an
+# error when a later backward pass runs it.
 
 from torch.autograd.function import once_differentiable
 
@@ -185,6 +185,29 @@ assert "marked with @once_differentiable" in once_message
 # Where the protection ends
 # -------------------------
 #
+# ``penalty.backward()`` walks the whole graph, so it runs the error node. A
+# call that names its inputs does not: the error node hangs off the detached
+# copies, not off ``x``. ``torch.autograd.grad(penalty, x)`` never reaches it
+# and raises PyTorch's generic error that ``x`` "appears to not have been
+# used in the graph". With ``allow_unused=True`` it returns ``None``, with no
+# error at all.
+
+y = torch.tanh(CubeOnce.apply(x))
+(grad_y,) = torch.autograd.grad(y.sum(), x, create_graph=True)
+penalty = grad_y.pow(2).sum()
+
+try:
+    torch.autograd.grad(penalty, x)
+except RuntimeError as error:
+    unused_message = str(error)
+    print("RuntimeError:", unused_message)
+assert "appears to not have been used in the graph" in unused_message
+
+(penalty_grad,) = torch.autograd.grad(penalty, x, allow_unused=True)
+print("with allow_unused=True:", penalty_grad)
+assert penalty_grad is None
+
+# %%
 # The marker can only guard a gradient that carries a graph. In
 # :math:`h(x) = x^3 + x^2` the gradient that reaches the cube is a constant
 # (the ones from ``sum``), so the marker adds no error node, and the second
@@ -199,14 +222,19 @@ assert torch.equal(second_h, torch.full_like(x, 2.0))
 # %%
 # So ``once_differentiable`` documents the limit and turns many mistakes into
 # a clear error, but the test to rely on is ``gradgradcheck``. It fails for
-# the marked Function too:
+# the marked Function too. It also names its inputs, so it never runs the
+# error node either: the second derivatives it computes (the "analytical"
+# side of its message) are all zero.
 
 try:
     gradgradcheck(CubeOnce.apply, inputs)
 except GradcheckError as error:
-    once_check_line = str(error).splitlines()[0]
+    once_check_message = str(error)
+    once_check_line = once_check_message.splitlines()[0]
     print("GradcheckError:", once_check_line)
 assert once_check_line.startswith("Jacobian mismatch for output 0")
+all_zero = str(torch.zeros(4, 4, dtype=torch.float64))
+assert "analytical:" + all_zero in once_check_message
 
 # %%
 # The cure: the backward is a Function too
@@ -258,8 +286,8 @@ class Cube(torch.autograd.Function):
 # %%
 # The NumPy work still happens in ``forward`` methods only, where autograd
 # never looks anyway. What autograd records under ``create_graph=True`` is a
-# single node, the one for ``CubeBackward``, which becomes the ``grad_fn`` of
-# ``grad_x``.
+# single node, ``CubeBackwardBackward`` (the node of the Function
+# ``CubeBackward``), which becomes the ``grad_fn`` of ``grad_x``.
 #
 # ``CubeBackward.backward`` is written with PyTorch operations on saved
 # inputs. That is a choice: had we written it in NumPy as well, we would need
@@ -400,7 +428,9 @@ assert reaches(grad_x.grad_fn, x)
 # * The failure may be an error, or a silently wrong second derivative when
 #   tracked and untracked pieces are added together.
 # * Mark such a ``backward`` with ``once_differentiable``. It turns many of
-#   these mistakes into a clear error, but not all of them. ``gradgradcheck``
+#   these mistakes into a clear error, but not all of them: only a backward
+#   pass that runs its error node raises. ``.backward()`` does;
+#   ``torch.autograd.grad`` with explicit inputs does not. ``gradgradcheck``
 #   failed for both versions, with or without the marker.
 # * The cure is to make the backward a custom Function too, with a
 #   hand-written backward that returns a gradient for each of its inputs (the

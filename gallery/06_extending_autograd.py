@@ -197,8 +197,8 @@ def half_product(a, b):
 check(half_product, double_input(3), double_input(3))
 
 # %%
-# Returning the wrong number of values is caught as soon as ``backward``
-# returns. This Function forgets the ``None`` for its second input:
+# Returning too few values is caught as soon as ``backward`` returns. This
+# Function forgets the ``None`` for its second input:
 
 
 class MissingNone(Function):
@@ -218,6 +218,26 @@ except RuntimeError as error:
     count_message = str(error)
     print("RuntimeError:", count_message)
 assert "incorrect number of gradients (expected 2, got 1)" in count_message
+
+# %%
+# Extra ``None`` values at the end, however, are accepted without a word.
+# This Function returns one ``None`` too many:
+
+
+class ExtraNone(Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.scale = scale
+        return scale * x
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return ctx.scale * grad_out, None, None  # three values for two inputs
+
+
+(grad_x,) = torch.autograd.grad(ExtraNone.apply(x, 2.0).sum(), x)
+print("gradient with an extra None:", grad_x)
+assert torch.equal(grad_x, torch.full_like(x, 2.0))
 
 # %%
 # Rule 3: never modify the incoming gradient in place
@@ -494,6 +514,8 @@ check(lambda t: SortWithIndices.apply(t)[0], double_input(5))
 
 
 class SinCos(Function):
+    history = []  # what backward received, one pair per call
+
     @staticmethod
     def forward(ctx, x, materialize):
         ctx.set_materialize_grads(materialize)
@@ -503,6 +525,7 @@ class SinCos(Function):
     @staticmethod
     def backward(ctx, grad_sin, grad_cos):
         SinCos.received = (grad_sin, grad_cos)
+        SinCos.history.append(SinCos.received)
         (x,) = ctx.saved_tensors
         grad_x = torch.zeros_like(x)
         if grad_sin is not None:
@@ -530,10 +553,27 @@ for materialize in (True, False):
 
 # %%
 # Both ways of calling it pass the checks: with both outputs, and with only
-# the first one, which sends ``None`` into ``backward``.
+# the first one. Both send ``None`` into ``backward``: ``gradcheck``
+# differentiates one output at a time, so even with both outputs,
+# ``backward`` receives ``None`` for the other output.
 
-check(lambda t: SinCos.apply(t, False), double_input(3))
-check(lambda t: SinCos.apply(t, False)[0], double_input(3))
+
+def nones_received(fn):
+    """Run the checks on fn; say which gradient backward ever got alone as None."""
+    SinCos.history.clear()
+    check(fn, double_input(3))
+    cos_alone = any(s is not None and c is None for s, c in SinCos.history)
+    sin_alone = any(s is None and c is not None for s, c in SinCos.history)
+    return cos_alone, sin_alone
+
+
+cos_alone, sin_alone = nones_received(lambda t: SinCos.apply(t, False))
+print(f"both outputs: grad_cos alone None: {cos_alone}, grad_sin alone None: {sin_alone}")
+assert cos_alone and sin_alone
+
+cos_alone, sin_alone = nones_received(lambda t: SinCos.apply(t, False)[0])
+print(f"first output: grad_cos alone None: {cos_alone}, grad_sin alone None: {sin_alone}")
+assert cos_alone and not sin_alone
 
 # %%
 # Rule 8: ``once_differentiable`` when backward has no derivative
@@ -580,6 +620,26 @@ except RuntimeError as error:
 assert "marked with @once_differentiable" in once_message
 
 # %%
+# Only a backward pass that runs the error node raises. The node hangs off a
+# detached copy of the result, not off ``x``, so ``torch.autograd.grad`` with
+# explicit inputs never reaches it: it raises PyTorch's generic "not used in
+# the graph" error, or returns ``None`` with ``allow_unused=True``.
+
+out = torch.tanh(SquareOnce.apply(x))
+(grad_x,) = torch.autograd.grad(out.sum(), x, create_graph=True)
+penalty = grad_x.pow(2).sum()
+try:
+    torch.autograd.grad(penalty, x)
+except RuntimeError as error:
+    unused_message = str(error)
+    print("RuntimeError:", unused_message)
+assert "appears to not have been used in the graph" in unused_message
+
+(penalty_grad,) = torch.autograd.grad(penalty, x, allow_unused=True)
+print("with allow_unused=True:", penalty_grad)
+assert penalty_grad is None
+
+# %%
 # This Function does not claim double backward, and ``gradgradcheck`` agrees:
 # it fails. We print the first line of its message.
 
@@ -607,9 +667,10 @@ assert once_check_line.startswith("Jacobian mismatch")
 # ``output`` is what ``forward`` returned. ``backward`` is unchanged.
 #
 # The ``torch.func`` transforms (``grad``, ``vmap``, ``jacrev``, ...) need this
-# split. The older style, in which ``forward`` takes ``ctx``, is fine for
-# ordinary autograd (this cube passes both checks), but the transforms refuse
-# it:
+# split. ``vmap`` also needs a vmap rule (``generate_vmap_rule = True`` or a
+# ``vmap`` staticmethod), see :ref:`lesson-torch-func`. The older style, in
+# which ``forward`` takes ``ctx``, is fine for ordinary autograd (this cube
+# passes both checks), but the transforms refuse it:
 
 
 class CubeOldStyle(Function):
@@ -671,6 +732,17 @@ print("third:", third.item())
 assert (first.item(), second.item(), third.item()) == (12.0, 12.0, 6.0)
 
 check(Cube.apply, double_input(3))
+
+# %%
+# This cube has no vmap rule, so ``vmap`` still refuses it. We print the first
+# sentence of the message.
+
+try:
+    torch.func.vmap(Cube.apply)(double_input(3))
+except RuntimeError as error:
+    vmap_message = str(error).split(". ")[0]
+    print("RuntimeError:", vmap_message)
+assert "does not have vmap support" in vmap_message
 
 # %%
 # Summary

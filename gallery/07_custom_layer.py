@@ -76,10 +76,10 @@ def linear_grads(needs, input, weight, bias, grad_out):
 # when the bias is missing, its gradient is ``None``.
 #
 # For now, ``backward`` is marked with ``once_differentiable``. This decorator
-# runs ``backward`` without recording it, and makes any attempt to
-# differentiate its result raise an error. It is the honest choice for a
-# Function whose second derivative you have not checked yet. Later in this
-# lesson we remove it.
+# runs ``backward`` without recording it, and attaches an error node to its
+# result: a later backward pass that runs this node raises an error. It is the
+# honest choice for a Function whose second derivative you have not checked
+# yet. Later in this lesson we remove it.
 
 from torch.autograd.function import once_differentiable
 
@@ -292,6 +292,7 @@ assert torch.allclose(layer.weight, true_weight, atol=0.1)
 out = LinearFunction.apply(x64, w64, b64)
 (grad_w,) = torch.autograd.grad((out**2).sum(), w64, create_graph=True)
 print("grad_w.grad_fn:", type(grad_w.grad_fn).__name__)
+assert type(grad_w.grad_fn).__name__ == "Error"
 
 penalty = grad_w.pow(2).sum()
 message = ""
@@ -305,8 +306,36 @@ assert "marked with @once_differentiable" in message
 # %%
 # This is the point of the decorator: without it, a backward that autograd
 # cannot follow could give a silently wrong second derivative. With it, the
-# mistake is loud.
-#
+# mistake is loud, but only in a backward pass that runs the error node.
+# ``.backward()`` does. ``torch.autograd.grad`` with explicit inputs may skip
+# it, because the node is not connected to ``x``, ``w`` or ``b``. Then the
+# second derivatives are missing (``None``), or, if the loss has other terms,
+# silently wrong. So confirm with ``gradgradcheck``.
+
+
+def reaches(fn, leaf):
+    """True if the backward graph under ``fn`` accumulates into ``leaf``."""
+    if fn is None:
+        return False
+    if getattr(fn, "variable", None) is leaf:
+        return True
+    return any(reaches(next_fn, leaf) for next_fn, _ in fn.next_functions)
+
+
+linked = any(reaches(grad_w.grad_fn, t) for t in (x64, w64, b64))
+print("error node connected to x, w or b:", linked)
+assert not linked
+
+missing = torch.autograd.grad(penalty, (x64, w64, b64), allow_unused=True)
+print("second derivatives for x, w, b:", missing)
+assert missing == (None, None, None)
+
+# with one more term, the result looks fine but lacks the penalty's part
+(wrong,) = torch.autograd.grad(penalty + w64.pow(2).sum(), w64)
+assert torch.allclose(wrong, 2 * w64)
+print("gradient of penalty + (w**2).sum(): only 2 * w:", True)
+
+# %%
 # One detail: the error node is added only when the incoming gradient itself
 # requires grad, as here, where it is :math:`2y`. A loss that is linear in
 # the output, such as ``out.sum()``, sends a constant gradient, and the result
@@ -319,13 +348,14 @@ assert not grad_w_const.requires_grad
 
 # %%
 # ``gradgradcheck`` does not pass either, but it does not hit this error. It
-# asks only for derivatives with respect to the tensors it passed in, and the
-# error node is not connected to any of them, so autograd never runs it.
-# Instead, ``gradgradcheck`` finds that the second derivatives disagree with
-# the numerical ones. Its message starts with the first pair that disagrees:
-# output 0 of the first backward, the gradient of the input :math:`g W`,
-# depends on input 1, the weight, but the recorded graph says it does not.
-# The message goes on with both matrices; we print its first line only.
+# asks only for derivatives with respect to the tensors it passed in, and, as
+# checked above, the error node is not connected to any of them, so autograd
+# never runs it. Instead, ``gradgradcheck`` finds that the second derivatives
+# disagree with the numerical ones. Its message starts with the first pair
+# that disagrees: output 0 of the first backward, the gradient of the input
+# :math:`g W`, depends on input 1, the weight, but the recorded graph says it
+# does not. The message goes on with both matrices; we print its first line
+# only.
 
 from torch.autograd.gradcheck import GradcheckError
 
@@ -439,16 +469,6 @@ graph
 # The lesson checks its own claims: ``grad_w`` comes from a recorded matrix
 # product, and its graph reaches all three leaves.
 
-
-def reaches(fn, leaf):
-    """True if the backward graph under ``fn`` accumulates into ``leaf``."""
-    if fn is None:
-        return False
-    if getattr(fn, "variable", None) is leaf:
-        return True
-    return any(reaches(next_fn, leaf) for next_fn, _ in fn.next_functions)
-
-
 print("grad_w.grad_fn:", type(grad_w_small.grad_fn).__name__)
 assert type(grad_w_small.grad_fn).__name__ == "MmBackward0"
 for name, leaf in (("x", x_small), ("w", w_small), ("b", b_small)):
@@ -525,7 +545,10 @@ print("plain PyTorch gives the same output:", True)
 # * Check it against a reference implementation, with ``gradcheck``, and by
 #   training it.
 # * ``once_differentiable`` turns a silent wrong second derivative into a
-#   clear error. Remove it only when ``gradgradcheck`` passes.
+#   clear error, but only in a backward pass that runs its error node:
+#   ``.backward()`` does, ``torch.autograd.grad`` with explicit inputs may
+#   not. Confirm with ``gradgradcheck``, and remove the decorator only when
+#   it passes.
 # * A backward built from differentiable operations on saved inputs supports
 #   double backward by itself.
 # * Put as little as possible inside your own Function, and let autograd do

@@ -154,7 +154,9 @@ assert torch.allclose(vjp, out_tangent)
 #   backward pass per output; we multiply it by ``v``;
 # * ``torch.autograd.functional.jvp`` gets :math:`J v` without forward mode,
 #   by differentiating a backward pass a second time (the "double backward
-#   trick"). So it relies on ``XSin`` supporting double backward.
+#   trick"). It differentiates the result of backward with respect to the
+#   incoming gradient, so it relies on autograd recording what
+#   ``XSin.backward`` does.
 
 from torch.autograd.functional import jacobian
 from torch.autograd.functional import jvp as jvp_by_double_backward
@@ -177,6 +179,38 @@ print("Jacobian times v:      ", jvp_jacobian)
 print("double backward trick: ", jvp_double)
 assert torch.allclose(jvp_forward, jvp_jacobian)
 assert torch.allclose(jvp_forward, jvp_double)
+
+# %%
+# A backward marked ``once_differentiable`` records nothing. For such a
+# Function, ``torch.autograd.functional.jvp`` silently returns zeros. Only
+# with ``strict=True`` does it raise an error; we print its first sentence.
+
+from torch.autograd.function import once_differentiable
+
+
+class XSinOnce(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * torch.sin(x)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * xsin_prime(x)
+
+
+_, jvp_once = jvp_by_double_backward(XSinOnce.apply, x, v)
+print("double backward trick, once_differentiable:", jvp_once)
+assert torch.equal(jvp_once, torch.zeros_like(x))
+
+try:
+    jvp_by_double_backward(XSinOnce.apply, x, v, strict=True)
+except RuntimeError as error:
+    strict_message = str(error).split(". ")[0]
+    print("RuntimeError:", strict_message)
+assert "independent of entry 0 in the grad_outputs" in strict_message
 
 # %%
 # What forward mode needs from a Function
@@ -210,10 +244,11 @@ print(message)
 assert "implement the jvp function" in message
 
 # %%
-# The second requirement is easy to forget. ``save_for_backward`` does not
-# fill the store that ``jvp`` reads. If ``forward`` only calls
-# ``save_for_backward``, then ``ctx.saved_tensors`` is empty inside ``jvp``,
-# and unpacking it fails with a plain Python ``ValueError``.
+# A second requirement, after having a ``jvp``, is easy to forget: saving with
+# ``save_for_forward``. ``save_for_backward`` does not fill the store that
+# ``jvp`` reads. If ``forward`` only calls ``save_for_backward``, then
+# ``ctx.saved_tensors`` is empty inside ``jvp``, and unpacking it fails with a
+# plain Python ``ValueError``.
 
 
 class XSinForgotSaveForForward(torch.autograd.Function):
@@ -313,7 +348,8 @@ print("H v, fwd over rev:  ", hv_forward)
 # Three things happen in that call:
 #
 # * In the forward pass, ``XSin.jvp`` gives the tangent of
-#   :math:`y = f(Ax)`. The backward of the square, :math:`2y`, needs it.
+#   :math:`y = f(Ax)`. The backward of the square multiplies by :math:`2y`,
+#   so it needs the tangent of :math:`y`.
 # * ``XSin.backward`` computes :math:`f'(Ax)` from the saved input. That
 #   input is a dual tensor, so ``sin``, ``cos`` and the products carry its
 #   tangent. This is why ``backward`` must be written with PyTorch operations.

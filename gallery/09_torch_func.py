@@ -302,9 +302,9 @@ print(J)
 #
 # The generated rule is not always possible. Suppose ``forward`` calls NumPy,
 # here for softplus, :math:`s(x) = \log(1 + e^{x})`, whose derivative is the
-# sigmoid :math:`\sigma(x)`. That is fine for derivatives, because
-# ``forward`` is never recorded anyway. Only ``backward`` and ``jvp`` must
-# use PyTorch operations, and they do.
+# sigmoid :math:`\sigma(x)`. Autograd never differentiates ``forward``
+# itself, so NumPy there does not affect derivatives. Only ``backward`` and
+# ``jvp`` must use PyTorch operations, and they do.
 #
 # But NumPy cannot read the batched tensors that ``vmap`` passes to
 # ``forward`` when it generates the rule, so a generated rule fails.
@@ -398,7 +398,7 @@ print(message.split(" Please set")[0])
 assert "has both generate_vmap_rule=True and an overridden vmap" in message
 
 # %%
-# All the other transforms work through this Function too. The second
+# ``grad`` of ``grad`` and ``hessian`` work through this Function too. The second
 # derivative of softplus is :math:`\sigma(x) (1 - \sigma(x))`, and the Hessian
 # of :math:`\sum_i s(Ax)_i` matches the built-in ``softplus``.
 

@@ -205,7 +205,7 @@ assert any(type(node).__name__ == "SmoothReLUBackward" for node in nodes)
 ends = [node for node in nodes if not any(fn for fn, _ in node.next_functions)]
 assert all(getattr(node, "variable", None) is x_tiny for node in ends)
 
-graph = make_dot((g_tiny, x_tiny), params={"x": x_tiny, "g": g_tiny})
+graph = make_dot(g_tiny, params={"x": x_tiny, "g": g_tiny})
 graph.comment = (
     "Autograd graph of the gradient g for a tiny SmoothReLU loss: g comes from "
     "a MulBackward0 node fed by SigmoidBackward0 and by the backward of the "

@@ -95,7 +95,8 @@ assert message.startswith(MISMATCH)
 # An **all-zero analytical Jacobian** means that backward's result is not
 # connected to the input in the graph. Somewhere, backward used a value that
 # came from the input but was cut off from it: a ``.detach()``, a tensor kept
-# as an attribute of ``ctx``, or a computation under ``torch.no_grad()``.
+# as an attribute of ``ctx``, a computation under ``torch.no_grad()``, or a
+# backward decorated with ``@once_differentiable``.
 #
 # We can confirm both parts directly, with our own :math:`v`. A finite
 # difference of backward's result gives :math:`v \cdot f''(x)`, as in the
@@ -123,6 +124,44 @@ y = LogCoshDetached.apply(x)
 print("grad_x requires grad:", grad_x.requires_grad)
 print("derivative of grad_x with respect to x:", through_x)
 assert grad_x.requires_grad and through_x is None
+
+# %%
+# The decorator ``@once_differentiable`` gives the same all-zero analytical
+# Jacobian. It runs backward under ``torch.no_grad()`` and hangs the result
+# off an error node that ``gradgradcheck`` never runs, so the result is
+# connected to neither ``x`` nor :math:`v`.
+
+from torch.autograd.function import once_differentiable
+
+
+class LogCoshOnce(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.log(torch.cosh(x))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.tanh(x)
+
+
+try:
+    gradgradcheck(LogCoshOnce.apply, (x,))
+except GradcheckError as error:
+    once_message = str(error)
+    print(once_message)
+
+assert once_message.startswith(MISMATCH)
+all_zero = str(torch.zeros(3, 3, dtype=torch.float64))
+assert "analytical:" + all_zero in once_message
+
+y = LogCoshOnce.apply(x)
+(grad_x,) = torch.autograd.grad(y, x, v, create_graph=True)
+through = torch.autograd.grad(grad_x.sum(), (x, v), allow_unused=True)
+print("derivatives of grad_x with respect to x and v:", through)
+assert through == (None, None)
 
 # %%
 # A backward that autograd cannot see
@@ -180,7 +219,9 @@ assert not grad_x.requires_grad
 # * "Jacobian mismatch ... analytical" all zero: backward's result is
 #   connected to the output gradient but not to the input. Look for
 #   ``.detach()``, tensors kept on ``ctx`` as attributes, and
-#   ``torch.no_grad()`` blocks in backward.
+#   ``torch.no_grad()`` blocks in backward. A backward decorated with
+#   ``@once_differentiable`` gives the same message; its result is connected
+#   to neither.
 # * "Numerical gradient for function expected to be zero": nothing in
 #   backward is tracked. Backward runs code that autograd cannot see (NumPy,
 #   SciPy, a C++ extension). Wrap that code in a second custom Function with
@@ -504,11 +545,46 @@ print("culprit:", culprits)
 assert culprits == ["SoftplusFunctionBackward"]
 
 # %%
-# This test has a blind spot. A Function that is linear in all its inputs,
+# This test has two blind spots. A Function that is linear in all its inputs,
 # such as multiplication by a fixed number, has a backward that rightly uses
 # no saved tensor, and the walk would flag it too. Treat a flagged node as a
 # suspect, and confirm with ``gradgradcheck`` as in technique 1.
 #
+# The other blind spot hides a real bug. A backward that cuts only one of two
+# saved tensors (here with ``weight.detach()``) still reaches a leaf through
+# the other one, so the walk reports it as connected. A clean walk proves
+# nothing; only ``gradgradcheck`` does.
+
+
+class ScaleHalfDetached(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight):
+        ctx.save_for_backward(x, weight)
+        return x * weight
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, weight = ctx.saved_tensors
+        return grad_out * weight.detach(), (grad_out * x).sum(0)  # one cut
+
+
+x_half = torch.randn(2, 4, dtype=torch.float64, requires_grad=True)
+w_half = torch.randn(4, dtype=torch.float64, requires_grad=True)
+out_half = ScaleHalfDetached.apply(x_half, w_half)
+handle = out_half.grad_fn.register_hook(partial(record, name="half"))
+torch.autograd.grad(out_half.sum(), (x_half, w_half), create_graph=True)
+handle.remove()
+print("ScaleHalfDetachedBackward connected to the graph:", connected["half"])
+assert connected.pop("half")
+
+try:
+    gradgradcheck(ScaleHalfDetached.apply, (x_half, w_half))
+except GradcheckError as error:
+    half_line = str(error).splitlines()[0]
+    print("GradcheckError:", half_line)
+assert half_line.startswith("Jacobian mismatch for output 0 with respect to input 1")
+
+# %%
 # One more clue is at hand. The node of a custom Function is also its
 # ``ctx`` object, so the attributes that forward set on ``ctx`` can be read
 # from the node. A tensor found there is a tensor that was not saved with
@@ -573,6 +649,10 @@ def reaches(node, leaf):
 
 
 weight = model.linear.weight
+linear_node = out.grad_fn.next_functions[0][0]
+assert type(linear_node).__name__ == "LinearFunctionBackward"
+print("tensors saved by the linear map:", len(linear_node.saved_tensors))
+assert len(linear_node.saved_tensors) == 2
 print("tensors saved by the softplus:", len(out.grad_fn.saved_tensors))
 print("grad_x depends on the weight:", reaches(grad_x.grad_fn, weight))
 print("grad_x depends on x:", reaches(grad_x.grad_fn, x))
@@ -642,6 +722,20 @@ out = model[:2](x)
 assert len(out.grad_fn.saved_tensors) == 1
 assert reaches(grad_x.grad_fn, x)
 
+
+def node_names(node):
+    """The class names of all nodes in the backward graph under node."""
+    if node is None:
+        return set()
+    names = {type(node).__name__}
+    for next_node, _ in node.next_functions:
+        names |= node_names(next_node)
+    return names
+
+
+under_grad_x = node_names(grad_x.grad_fn)
+assert {"SigmoidBackward0", "LinearFunctionBackward"} <= under_grad_x
+
 labels = {"x": x, "grad_x": grad_x, "out": out}
 labels.update(model.named_parameters())
 graph = make_dot((grad_x, x, out), params=labels)
@@ -660,9 +754,10 @@ graph
 #   returned by backward; "input" means an input of your Function, or after
 #   them an output gradient.
 # * An all-zero analytical Jacobian means that backward's result is cut off
-#   from the input: look for ``.detach()``, tensors kept on ``ctx``, and
-#   ``torch.no_grad()``. "Numerical gradient for function expected to be
-#   zero" means that nothing in backward was tracked.
+#   from the input: look for ``.detach()``, tensors kept on ``ctx``,
+#   ``torch.no_grad()``, and ``@once_differentiable``. "Numerical gradient
+#   for function expected to be zero" means that nothing in backward was
+#   tracked.
 # * In a model, check each module on its own in ``float64``, or walk the
 #   graph with hooks on the custom nodes to find the backward whose result
 #   reaches no leaf.
