@@ -465,9 +465,17 @@ def test_theme_template_lists_title_copyright_and_labels():
 
 def test_one_parse_per_catalog_still_blames_the_right_message():
     found = i18n.rst_problems_many(
-        ["好的 ``x``。", "坏的 ``x 。", "以冒号结尾::", "又一个 **粗体** 。"]
+        [
+            "好的 ``x``。",
+            "坏的 ``x 。",
+            "以冒号结尾::",
+            "- 一个列表项",
+            "   缩进的一段",
+            "又一个 **粗体** 。",
+            "最后一个坏的 *x",
+        ]
     )
-    assert [bool(f) for f in found] == [False, True, False, False]
+    assert [bool(f) for f in found] == [False, True, False, False, False, False, True]
 
 
 def test_a_checked_catalog_is_not_parsed_again(tmp_path, monkeypatch):
