@@ -52,6 +52,7 @@ INSTALLED := $(VENV)/.installed-$(REQUIREMENTS_HASH)
 $(INSTALLED):
 	$(PYTHON) -m venv $(VENV) || { echo "error: '$(PYTHON) -m venv' failed; install Python's venv module (Debian: sudo apt-get install python3-venv)" >&2; exit 1; }
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m ext.search  # jieba's dictionary, pickled for quick loading
 	rm -f $(VENV)/.installed-*
 	touch $@
 

@@ -22,6 +22,7 @@ extensions = [
     "ext.gallery",  # lessons execute once, in `make gallery`; cards are translatable
     "ext.i18n",  # catalogs are checked, and mirrored into _build before use
     "ext.translate",  # a translated page parses each message once, not twice
+    "ext.search",  # a search index that is quick to build, in both languages
     "ext.theme_i18n",  # the theme's labels have a catalog too (theme.po)
     "ext.mathml",  # formulas become MathML at build time
     "ext.downloads",  # a translated build offers translated .py and .ipynb files

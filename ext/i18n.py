@@ -399,8 +399,6 @@ def on_config_inited(app, config) -> None:
             + "\n".join(f"  {p}" for p in problems)
         )
     mirror(lang, (Path(app.srcdir) / config.locale_dirs[0]).resolve())
-    if lang.startswith("zh"):
-        search_dictionary(config, (Path(app.srcdir) / config.locale_dirs[0]).resolve())
 
 
 def glossary_words(path: Path = GLOSSARY) -> list[str]:
@@ -411,27 +409,6 @@ def glossary_words(path: Path = GLOSSARY) -> list[str]:
         if len(cells) >= 3:
             words.update(re.findall(rf"{CJK}{{2,}}", cells[1] + " " + cells[2]))
     return sorted(words)
-
-
-def search_dictionary(config, folder: Path) -> None:
-    """Teach jieba the glossary, so that 反向传播 or 计算图 is one search term.
-
-    Without it jieba splits them into 反向 + 传播 and 计算 + 图, and a search
-    for the whole word finds nothing.
-    """
-    import logging
-
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    path = folder / "jieba-glossary.txt"
-    text = "".join(f"{word} 100000 n\n" for word in glossary_words())
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
-    # Relative to the build's working directory, so the configuration (and
-    # with it .buildinfo) does not depend on where the project lives.
-    relative = os.path.relpath(path)
-    config.html_search_options = {**(config.html_search_options or {}), "dict": relative}
 
 
 def site_languages(config) -> list[str]:
@@ -477,23 +454,7 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     context["metatags"] = context.get("metatags", "") + alternates
 
 
-def chinese_search():
-    """Sphinx's Chinese search, with the name of the stemmer it really ships.
-
-    Sphinx 9.0 gives Chinese pages the English stemmer (for Latin words) but
-    writes ``window.Stemmer = ChineseStemmer`` into language_data.js, so the
-    search page fails with "ChineseStemmer is not defined".
-    """
-    from sphinx.search.zh import SearchChinese
-
-    class SearchChineseWithStemmer(SearchChinese):
-        language_name = "English"
-
-    return SearchChineseWithStemmer
-
-
 def setup(app):
-    app.add_search_language(chinese_search())
     app.add_config_value("site_languages", [], "html", types=[list])
     app.connect("config-inited", on_config_inited)
     app.connect("html-page-context", on_html_page_context)

@@ -13,7 +13,7 @@ import polib
 import pytest
 from conftest import LANGUAGES, ROOT, build_env, snapshot
 
-from ext import translate
+from ext import search, translate
 
 CATALOGS = sorted((ROOT / "locale").rglob("*.po"))
 
@@ -133,3 +133,26 @@ def test_a_message_called_plain_is_one_paragraph_of_itself():
 def test_markup_is_never_plain():
     assert [text for text in NOT_PLAIN if translate.is_plain(text)] == []
     assert [text for text in PLAIN if not translate.is_plain(text)] == []
+
+
+# -- Search ------------------------------------------------------------------------
+
+
+def test_the_pickled_dictionary_is_jiebas(tmp_path, monkeypatch):
+    import jieba
+
+    monkeypatch.setattr(search, "jieba_pickle", lambda: tmp_path / "dict.pickle")
+    freq, total = search.read_jieba_pickle(search.write_jieba_pickle())
+    reference = jieba.Tokenizer()
+    reference.tmp_dir = str(tmp_path)  # jieba's own cache, not /tmp's
+    reference.initialize()
+    assert total == reference.total
+    assert freq == reference.FREQ
+
+
+def test_chinese_search_splits_chinese_with_jieba_and_code_without():
+    search.load_jieba()
+    lang = search.ChineseSearch({})
+    assert lang.split("y = torch.sin(x) * 0.0014") == ["y", "torch", "sin", "x", "0", "0014"]
+    words = lang.split("二阶导数用 torch.autograd.grad 求")
+    assert "导数" in words and "torch" in words and "autograd" in words
