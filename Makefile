@@ -28,7 +28,8 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -q -j auto -c . \
-  -D site_languages=$(subst $(space),$(comma),$(LANGUAGES)) $(SPHINXOPTS)
+  -D site_languages=$(subst $(space),$(comma),$(LANGUAGES)) \
+  -D highlight_cache=$(BUILDDIR)/cache/highlight $(SPHINXOPTS)
 GALLERY_FLAGS ?=
 
 # Reproducible output: the time of the last commit stands for "now".

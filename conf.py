@@ -25,6 +25,7 @@ extensions = [
     "ext.search",  # a search index that is quick to build, in both languages
     "ext.theme_i18n",  # the theme's labels have a catalog too (theme.po)
     "ext.mathml",  # formulas become MathML at build time
+    "ext.highlight",  # code is highlighted once for both languages
     "ext.downloads",  # a translated build offers translated .py and .ipynb files
     "ext.a11y",  # keyboard access to wide code blocks and formulas
 ]

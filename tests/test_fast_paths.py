@@ -6,6 +6,7 @@ translation of a page, Pygments run afresh, jieba's own dictionary.
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 
@@ -13,7 +14,7 @@ import polib
 import pytest
 from conftest import LANGUAGES, ROOT, build_env, snapshot
 
-from ext import search, translate
+from ext import highlight, search, translate
 
 CATALOGS = sorted((ROOT / "locale").rglob("*.po"))
 
@@ -133,6 +134,49 @@ def test_a_message_called_plain_is_one_paragraph_of_itself():
 def test_markup_is_never_plain():
     assert [text for text in NOT_PLAIN if translate.is_plain(text)] == []
     assert [text for text in PLAIN if not translate.is_plain(text)] == []
+
+
+# -- Highlighting ----------------------------------------------------------------
+
+
+def bridge():
+    from sphinx.highlighting import PygmentsBridge
+
+    return PygmentsBridge("html", "default")
+
+
+def test_a_cached_block_is_what_pygments_writes(tmp_path):
+    code = "def f(x):\n    return x ** 2  # squared\n"
+    fresh = bridge().highlight_block(code, "python", linenos=False)
+    first, second = bridge(), bridge()
+    highlight.cached(first, tmp_path)
+    highlight.cached(second, tmp_path)
+    assert first.highlight_block(code, "python", linenos=False) == fresh
+    (entry,) = tmp_path.rglob("*.html")
+    assert entry.read_text(encoding="utf-8") == fresh
+    # The second build (another bridge) reads the entry instead of Pygments.
+    entry.write_text("from the cache", encoding="utf-8")
+    assert second.highlight_block(code, "python", linenos=False) == "from the cache"
+    entry.write_text(fresh, encoding="utf-8")
+    # Another lexer, another entry.
+    assert first.highlight_block(code, "text") != fresh
+    assert len(list(tmp_path.rglob("*.html"))) == 2
+
+
+def test_a_block_that_warns_is_not_cached(tmp_path):
+    cached = bridge()
+    highlight.cached(cached, tmp_path)
+    seen = []
+    handler = logging.Handler()
+    handler.emit = seen.append
+    logger = logging.getLogger("sphinx.sphinx.highlighting")
+    logger.addHandler(handler)
+    try:
+        cached.highlight_block("x = $? 1", "python")  # not Python: Sphinx warns
+    finally:
+        logger.removeHandler(handler)
+    assert seen
+    assert not list(tmp_path.rglob("*.html"))
 
 
 # -- Search ------------------------------------------------------------------------
