@@ -27,9 +27,15 @@ BIN := $(abspath $(VENV))/bin
 comma := ,
 empty :=
 space := $(empty) $(empty)
-SPHINXBUILD = $(BIN)/sphinx-build -W --keep-going -q -j auto -c . \
+SPHINXFLAGS = -W --keep-going -q -j $(SPHINXJOBS) -c . \
   -D site_languages=$(subst $(space),$(comma),$(LANGUAGES)) \
   -D highlight_cache=$(BUILDDIR)/cache/highlight $(SPHINXOPTS)
+SPHINXBUILD = $(BIN)/sphinx-build $(SPHINXFLAGS)
+# With -j N, Sphinx writes pages in N-1 processes while its main process
+# loads and indexes them: one more than the cores keeps every core busy.
+ifndef SPHINXJOBS
+SPHINXJOBS := $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+endif
 GALLERY_FLAGS ?=
 
 # Reproducible output: the time of the last commit stands for "now".
@@ -88,14 +94,13 @@ html: ## Build the site in every language
 html-en: ## Build the English pages into _build/html/en
 html-zh: html-zh_CN ## Build the Chinese pages into _build/html/zh_CN
 
+# ext/build.py checks a translation's catalogs while Sphinx starts up.
 define language_rules
-.PHONY: html-$(1) catalogs-$(1)
-html-$(1): gallery $(if $(filter $(1),$(SOURCE_LANGUAGE)),,catalogs-$(1))
-	$$(SPHINXBUILD) -b html -D language=$(1) -d $$(BUILDDIR)/doctrees/$(1) docs $$(BUILDDIR)/html/$(1)
+.PHONY: html-$(1)
+html-$(1): gallery
+	$$(BIN)/python -m ext.build $(1) $$(SPHINXFLAGS) -b html -D language=$(1) \
+	  -d $$(BUILDDIR)/doctrees/$(1) docs $$(BUILDDIR)/html/$(1)
 	@echo "built $$(BUILDDIR)/html/$(1)/index.html"
-
-catalogs-$(1): languages
-	@$$(BIN)/python -m ext.i18n validate $(1)
 endef
 $(foreach lang,$(LANGUAGES),$(eval $(call language_rules,$(lang))))
 
