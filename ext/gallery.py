@@ -35,8 +35,6 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
 
-from ext.graphs import DotMissingError, require_dot
-
 ROOT = Path(__file__).resolve().parent.parent
 COMPLETE = ".complete.json"
 HEADER = "README.rst"
@@ -292,10 +290,6 @@ def describe_failure(src_file: str, formatted: str) -> str:
 
 def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT / "_build") -> int:
     """Generate the gallery (executing stale lessons if *plot*). Returns an exit code."""
-    from sphinx.application import Sphinx
-    from sphinx.errors import SphinxError
-    from sphinx.util.docutils import docutils_namespace, patch_docutils
-
     out_dir = srcdir / "lessons"
     gallery_dir = ROOT / "gallery"
     # Code objects feed sphinx-gallery's API links and backreferences, which
@@ -307,6 +301,13 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
         count = len(lessons_in(gallery_dir))
         print(f"gallery: executed 0 lesson(s) ; reused {count}")
         return 0
+    # Nothing above this line imports Sphinx: a run with nothing to do is quick.
+    from sphinx.application import Sphinx
+    from sphinx.errors import SphinxError
+    from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+    from ext.graphs import DotMissingError, require_dot
+
     if out_dir.exists():
         forget_incomplete(out_dir)
     if plot and stale_lessons(gallery_dir, out_dir):
