@@ -1,10 +1,11 @@
 """Translated downloads: a Chinese reader's script and notebook read in Chinese.
 
 sphinx-gallery writes one .py, .ipynb and .zip per lesson, in English. In a
-translated build, once the pages are written, each lesson's prose (the
-docstring and the ``# %%`` text cells) is translated from that page's
-catalog and the three downloads in the output are replaced. Code cells, and
-comments inside code, are left exactly as they are.
+translated build, each lesson's prose (the docstring and the ``# %%`` text
+cells) is translated from that page's catalog, in a process of its own while
+the pages are written, and once they are, the three downloads in the output
+are replaced. Code cells, and comments inside code, are left exactly as they
+are.
 
 The translation works on paragraphs, headings and list items, the units that
 gettext extracted from the page, so the lookup key is the same text.
@@ -128,38 +129,93 @@ def zip_bytes(files: dict[str, bytes]) -> bytes:
     return buf.getvalue()
 
 
-def on_build_finished(app, exception) -> None:
-    from ext.i18n import LOCALE, SOURCE_LANGUAGE
-
-    if exception is not None or app.builder.format != "html":
-        return
-    lang = app.config.language
-    if lang == SOURCE_LANGUAGE:
-        return
-    srcdir = Path(app.srcdir)
-    outdir = Path(app.outdir)
-    gallery_conf = app.config.sphinx_gallery_conf
-    for script in sorted((srcdir / "lessons").glob("[0-9][0-9]_*.py")):
-        docname = f"lessons/{script.stem}"
-        translate = catalog_lookup(LOCALE / lang / "LC_MESSAGES" / f"{docname}.po")
+def translated_downloads(lessons: Path, catalogs: Path, gallery_conf: dict, out: Path) -> None:
+    """Write each lesson's translated .py, .ipynb and .zip into *out*."""
+    for script in sorted(lessons.glob("[0-9][0-9]_*.py")):
+        translate = catalog_lookup(catalogs / "lessons" / f"{script.stem}.po")
         translated = translate_script(script.read_text(encoding="utf-8"), translate)
-        tmp = outdir / ".translated" / script.name
-        tmp.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(translated, encoding="utf-8")
-        notebook = notebook_json(tmp, gallery_conf, script.parent)
+        folder = out / script.stem
+        folder.mkdir(parents=True)
+        (folder / script.name).write_text(translated, encoding="utf-8")
+        notebook = notebook_json(folder / script.name, gallery_conf, script.parent)
         payload = {script.name: translated.encode(), f"{script.stem}.ipynb": notebook.encode()}
         payload[f"{script.stem}.zip"] = zip_bytes(dict(payload))
         for name, data in payload.items():
-            entry = app.env.dlfiles.get(Path("lessons", name))
-            if entry is None:
-                continue
-            target = outdir / "_downloads" / entry[1]
-            if target.exists():
-                target.write_bytes(data)
-        tmp.unlink()
-    (outdir / ".translated").rmdir()
+            (folder / name).write_bytes(data)
+
+
+def _staging(app) -> Path:
+    return Path(app.outdir) / ".translated"
+
+
+def _translated_build(app) -> bool:
+    from ext.i18n import SOURCE_LANGUAGE
+
+    return app.builder.format == "html" and app.config.language != SOURCE_LANGUAGE
+
+
+def on_write_started(app, builder) -> None:
+    """Make the downloads in a process of their own, from now on.
+
+    Sphinx's main process spends the next moments on work that one core does
+    alone (the theme's files, the first page); the other core makes the
+    downloads meanwhile instead of after the last page.
+    """
+    import multiprocessing
+    import shutil
+
+    from ext.i18n import LOCALE
+
+    if not _translated_build(app):
+        return
+    staging = _staging(app)
+    shutil.rmtree(staging, ignore_errors=True)
+    args = (
+        Path(app.srcdir) / "lessons",
+        LOCALE / app.config.language / "LC_MESSAGES",
+        app.config.sphinx_gallery_conf,
+        staging,
+    )
+    process = multiprocessing.get_context("fork").Process(
+        target=translated_downloads, args=args, name="translated-downloads"
+    )
+    process.start()
+    app._translated_downloads = process
+
+
+def on_build_finished(app, exception) -> None:
+    """Put the translated downloads where Sphinx put the English ones."""
+    import shutil
+
+    from sphinx.errors import ExtensionError
+
+    process = getattr(app, "_translated_downloads", None)
+    if process is None:
+        return
+    process.join()
+    del app._translated_downloads
+    staging = _staging(app)
+    try:
+        if exception is not None:
+            return
+        if process.exitcode != 0:
+            raise ExtensionError(
+                f"making the translated downloads failed (exit status {process.exitcode}; "
+                "its traceback is above)"
+            )
+        for folder in sorted(p for p in staging.iterdir() if p.is_dir()):
+            for made in sorted(folder.iterdir()):
+                entry = app.env.dlfiles.get(Path("lessons", made.name))
+                if entry is None:
+                    continue
+                target = Path(app.outdir) / "_downloads" / entry[1]
+                if target.exists():
+                    target.write_bytes(made.read_bytes())
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def setup(app):
+    app.connect("write-started", on_write_started)
     app.connect("build-finished", on_build_finished)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
