@@ -70,9 +70,15 @@ system:
 .PHONY: setup
 setup: $(INSTALLED) system
 
+# A list of codes is checked once: the stamp is named after the list.
+CHECKED_LANGUAGES := $(BUILDDIR)/.languages-$(subst $(space),-,$(strip $(LANGUAGES)))
+
 .PHONY: languages
-languages: setup
+languages: setup $(CHECKED_LANGUAGES)
+
+$(CHECKED_LANGUAGES): $(INSTALLED) ext/i18n.py
 	@$(BIN)/python -m ext.i18n languages $(LANGUAGES)
+	@mkdir -p $(@D) && touch $@
 
 # -- Building ----------------------------------------------------------------
 
