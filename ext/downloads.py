@@ -165,9 +165,11 @@ def on_write_started(app, builder) -> None:
     import shutil
 
     from ext.i18n import LOCALE
+    from ext.search import wait_for_jieba
 
     if not _translated_build(app):
         return
+    wait_for_jieba()  # fork no process while a thread runs (it is done by now)
     staging = _staging(app)
     shutil.rmtree(staging, ignore_errors=True)
     args = (

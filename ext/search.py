@@ -104,11 +104,22 @@ def start_loading_jieba(app, env, docnames) -> None:
     Reading happens in worker processes (or, in a serial build, takes much
     longer than this), so the main process would otherwise sit idle now and
     load the dictionary later, when the writing waits for it.
+
+    Sphinx forks its readers while this thread runs. That is safe here: the
+    thread only unpickles strings and numbers into a new dict, and the only
+    locks it takes are jieba's (the readers never segment text) and the
+    logging module's (which logging itself resets in a forked child).
     """
     global _loading
     if app.config.language.startswith("zh") and app.builder.format == "html" and not _loading:
         _loading = threading.Thread(target=_load_in_background, name="load-jieba", daemon=True)
         _loading.start()
+
+
+def wait_for_jieba() -> None:
+    """Return once no thread is loading jieba (before a fork, say)."""
+    if _loading is not None and _loading is not threading.current_thread():
+        _loading.join()
 
 
 def _load_in_background() -> None:
@@ -128,8 +139,7 @@ def load_jieba() -> None:
 
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.dt
-    if _loading is not None and _loading is not threading.current_thread():
-        _loading.join()
+    wait_for_jieba()
     if tokenizer.initialized:
         return
     path = jieba_pickle()
