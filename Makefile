@@ -27,15 +27,14 @@ BIN := $(abspath $(VENV))/bin
 comma := ,
 empty :=
 space := $(empty) $(empty)
-SPHINXFLAGS = -W --keep-going -q -j $(SPHINXJOBS) -c . \
+SPHINXFLAGS = -W --keep-going -q -c . \
   -D site_languages=$(subst $(space),$(comma),$(LANGUAGES)) \
   -D highlight_cache=$(BUILDDIR)/cache/highlight $(SPHINXOPTS)
-SPHINXBUILD = $(BIN)/sphinx-build $(SPHINXFLAGS)
-# With -j N, Sphinx writes pages in N-1 processes while its main process
-# loads and indexes them: one more than the cores keeps every core busy.
-ifndef SPHINXJOBS
-SPHINXJOBS := $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
-endif
+SPHINXBUILD = $(BIN)/sphinx-build -j auto $(SPHINXFLAGS)
+# SPHINXJOBS=N sets sphinx-build -j for each language (ext/build.py picks it).
+SPHINXJOBS ?=
+BUILD = $(BIN)/python -m ext.build --builddir $(BUILDDIR) \
+  $(if $(GALLERY_FLAGS),--gallery-flags="$(GALLERY_FLAGS)") $(if $(SPHINXJOBS),--jobs $(SPHINXJOBS))
 GALLERY_FLAGS ?=
 
 # Reproducible output: the time of the last commit stands for "now".
@@ -86,27 +85,20 @@ $(CHECKED_LANGUAGES): $(INSTALLED) ext/i18n.py
 gallery: languages ## Execute the lessons whose source changed
 	@$(BIN)/python -m ext.gallery $(GALLERY_FLAGS)
 
-# The lessons execute once; then the languages build side by side, one per
-# core (unless make already runs with -j, whose job slots are then shared).
-JOBS ?= 2
-
+# ext/build.py runs the lessons (as `make gallery` does) while each language
+# gets ready, then builds the languages side by side.
 .PHONY: html
-html: ## Build the site in every language
-	@$(MAKE) --no-print-directory --output-sync=target \
-	  $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) \
-	  $(addprefix html-,$(LANGUAGES)) landing
+html: languages landing ## Build the site in every language
+	@$(BUILD) $(LANGUAGES) -- $(SPHINXFLAGS)
 
 .PHONY: html-en html-zh
 html-en: ## Build the English pages into _build/html/en
 html-zh: html-zh_CN ## Build the Chinese pages into _build/html/zh_CN
 
-# ext/build.py checks a translation's catalogs while Sphinx starts up.
 define language_rules
 .PHONY: html-$(1)
-html-$(1): gallery
-	$$(BIN)/python -m ext.build $(1) $$(SPHINXFLAGS) -b html -D language=$(1) \
-	  -d $$(BUILDDIR)/doctrees/$(1) docs $$(BUILDDIR)/html/$(1)
-	@echo "built $$(BUILDDIR)/html/$(1)/index.html"
+html-$(1): languages
+	@$$(BUILD) $(1) -- $$(SPHINXFLAGS)
 endef
 $(foreach lang,$(LANGUAGES),$(eval $(call language_rules,$(lang))))
 
