@@ -28,6 +28,7 @@ extensions = [
     "ext.highlight",  # code is highlighted once for both languages
     "ext.downloads",  # a translated build offers translated .py and .ipynb files
     "ext.a11y",  # keyboard access to wide code blocks and formulas
+    "ext.build",  # pages go to the writer processes in smaller batches
 ]
 root_doc = "index"
 exclude_patterns = ["_static", "_templates"]

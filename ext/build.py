@@ -22,8 +22,14 @@ the checker's one-line errors and nothing of Sphinx's.
 
 With -j N, Sphinx writes pages in N-1 processes while its main process loads
 and indexes them, so a language building alone gets one more than the cores
-(each core stays busy); languages building side by side get the number of
-cores each. ``--jobs`` overrides both.
+(each core stays busy). Languages building side by side share the cores: each
+gets its share, at least one (on two cores, two languages build in one
+process each, which measured 0.3 s faster than -j2 each: a serial build
+neither pickles pages between processes nor reloads them). ``--jobs``
+overrides both.
+
+Sphinx's pages are written in batches half the usual size (see
+:func:`smaller_write_batches`).
 
 What a language process has imported is frozen out of the garbage collector
 before Sphinx starts: every full collection would otherwise walk all of it
@@ -48,7 +54,12 @@ def main(argv: list[str]) -> int:
         return child_main(argv)
     args, sphinx_options = parse(argv)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    jobs = args.jobs or (cores if len(args.languages) > 1 else cores + 1)
+    if args.jobs:
+        jobs = args.jobs
+    elif len(args.languages) == 1:
+        jobs = cores + 1
+    else:
+        jobs = max(1, cores // len(args.languages))
 
     def options(lang: str) -> list[str]:
         return [
@@ -156,6 +167,29 @@ def preload() -> None:
     extensions = runpy.run_path(str(ROOT / "conf.py"))["extensions"]
     for name in (*builtin_extensions, *extensions):
         importlib.import_module(name)
+
+
+# --------------------------------------------------------------------------
+# Sphinx side
+
+
+def smaller_write_batches(app, env) -> None:
+    """Halve the batches in which pages go to the writer processes.
+
+    With -j N, Sphinx's main process loads, resolves and indexes the pages one
+    by one and hands them to N-1 writers in N-1 equal batches; the last batch
+    is written after the main process is done with every page, while it waits.
+    Twice as many writers (2N-2, each with half a batch) shorten that tail;
+    they live briefly and mostly wait for the main process anyway. Measured on
+    the Chinese build: 1.80 s -> 1.74 s.
+    """
+    if app.parallel > 1:
+        app.parallel = 2 * app.parallel - 1
+
+
+def setup(app):
+    app.connect("env-updated", smaller_write_batches)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
 if __name__ == "__main__":
