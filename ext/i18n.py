@@ -149,6 +149,22 @@ def markup_tokens(text: str, syntax: str = "rst") -> list[str]:
     return sorted(tokens)
 
 
+# One line of text that reST and MyST both read as a plain paragraph.
+PLAIN = re.compile(
+    r"""
+    (?![\s\-*+#>|(.!?,;'"%/=~^])        # no block can start here
+    (?![0-9A-Za-z]{1,5}[.)](\s|$))      # nor an enumerated list: 1. a) iv.
+    [^\n\t*`_|\[\]\\<>:@#=&$~^{}+]+     # no inline markup anywhere
+    (?<!\s)                             # and no trailing space
+    """,
+    re.VERBOSE,
+)
+
+
+def is_plain(text: str) -> bool:
+    return PLAIN.fullmatch(text) is not None
+
+
 def rst_problems(text: str) -> list[str]:
     """docutils' complaints about *text* as inline reST (roles are accepted)."""
     return rst_problems_many([text])[0]
@@ -208,8 +224,6 @@ def check_catalog(
     path: Path, domain: str, srcdir: Path, verdict: subprocess.CompletedProcess | None = None
 ) -> list[Problem]:
     """Every problem in one catalog: syntax first, then markup in each msgstr."""
-    from ext.translate import is_plain
-
     catalog = load(path, verdict)
     syntax = source_syntax(domain, srcdir)
     problems = []
@@ -376,6 +390,36 @@ def mirror(lang: str, target: Path, locale_dir: Path = LOCALE) -> None:
     for stale in dest_base.rglob("*.[mp]o") if dest_base.exists() else []:
         if stale.with_suffix(".po") not in wanted:
             stale.unlink()
+
+
+BUILD_LOCALE = ROOT / "_build" / "locale"  # conf.py's locale_dirs
+
+
+def compile_catalogs(lang: str, target: Path = BUILD_LOCALE, locale_dir: Path = LOCALE) -> None:
+    """Mirror *lang*'s checked catalogs and compile each changed one with msgfmt.
+
+    Sphinx compiles a catalog whose .mo is older than its .po, in its main
+    process before it reads a page; done here, by the check that runs beside
+    Sphinx's start-up (ext/build.py), that time is off the build's path. GNU
+    msgfmt and Babel (Sphinx's compiler) leave out the same entries
+    (untranslated, fuzzy, obsolete); tests/test_fast_paths.py compares them.
+    """
+    mirror(lang, target, locale_dir)
+    stale = []
+    for po in sorted((target / lang / "LC_MESSAGES").rglob("*.po")):
+        mo = po.with_suffix(".mo")
+        if not mo.exists() or mo.stat().st_mtime_ns < po.stat().st_mtime_ns:
+            stale.append((po, mo))
+    program = shutil.which("msgfmt")
+
+    def compile_one(paths: tuple[Path, Path]) -> None:
+        po, mo = paths
+        tmp = mo.with_name(f"{mo.name}.{os.getpid()}.tmp")
+        subprocess.run([program, "-o", str(tmp), str(po)], check=True, capture_output=True)
+        os.replace(tmp, mo)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(compile_one, stale))
 
 
 # --------------------------------------------------------------------------
@@ -720,7 +764,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("languages", help="check language codes")
     p.add_argument("langs", nargs="+")
-    p = sub.add_parser("validate", help="check what a build needs: syntax and markup")
+    p = sub.add_parser(
+        "validate", help="check what a build needs (syntax, markup), then compile the catalogs"
+    )
     p.add_argument("langs", nargs="+")
     p = sub.add_parser("update-po", help="merge templates into catalogs")
     p.add_argument("--pot", type=Path, default=ROOT / "_build" / "gettext")
@@ -744,7 +790,10 @@ def main(argv: list[str] | None = None) -> int:
                 problems += check_language_catalogs(lang, ROOT / "docs")
             for problem in problems:
                 print(f"error: {problem}", file=sys.stderr)
-            return 1 if problems else 0
+            if problems:
+                return 1
+            for lang in args.langs:
+                compile_catalogs(lang)
         elif args.cmd == "update-po":
             counts = update_po(args.pot, args.langs)
             print(", ".join(f"{v} {k}" for k, v in counts.items()))

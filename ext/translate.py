@@ -16,7 +16,8 @@ Sphinx 9.0, whose version is pinned) with two fast paths:
   uses by moving them into the page), so the page gets the same nodes it
   would have got from a fresh parse.
 * A message that holds no markup at all (one line, no character that can
-  start inline markup anywhere or a block at its start; see ``PLAIN``) is
+  start inline markup anywhere or a block at its start; see
+  ``ext.i18n.PLAIN``) is
   one paragraph of that text in reST and in MyST alike, so it is built
   directly instead of being parsed.
 
@@ -35,27 +36,12 @@ Chinese site that way and requires every page to be byte-identical.
 
 from __future__ import annotations
 
-import re
-
 import docutils.statemachine
 from docutils import nodes
 from docutils.parsers.rst import states
 from sphinx.parsers import RSTParser as SphinxRSTParser
 
-# One line of text that reST and MyST both read as a plain paragraph.
-PLAIN = re.compile(
-    r"""
-    (?![\s\-*+#>|(.!?,;'"%/=~^])        # no block can start here
-    (?![0-9A-Za-z]{1,5}[.)](\s|$))      # nor an enumerated list: 1. a) iv.
-    [^\n\t*`_|\[\]\\<>:@#=&$~^{}+]+     # no inline markup anywhere
-    (?<!\s)                             # and no trailing space
-    """,
-    re.VERBOSE,
-)
-
-
-def is_plain(text: str) -> bool:
-    return PLAIN.fullmatch(text) is not None
+from ext.i18n import is_plain
 
 
 def plain_paragraph(text: str, source_path: str, source_line: int, settings) -> nodes.Element:

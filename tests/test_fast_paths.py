@@ -14,7 +14,7 @@ import polib
 import pytest
 from conftest import LANGUAGES, ROOT, build_env, snapshot
 
-from ext import highlight, search, translate
+from ext import highlight, i18n, search
 
 CATALOGS = sorted((ROOT / "locale").rglob("*.po"))
 
@@ -118,7 +118,7 @@ def messages() -> list[str]:
 def test_a_message_called_plain_is_one_paragraph_of_itself():
     """For every translation we have, and for strings made to fool the test:
     plain means reST and MyST both give one paragraph holding the same text."""
-    plain = [text for text in messages() + PLAIN + NOT_PLAIN if translate.is_plain(text)]
+    plain = [text for text in messages() + PLAIN + NOT_PLAIN if i18n.is_plain(text)]
     assert len(plain) > 100  # the fast path is taken
     wrong = [
         text
@@ -132,8 +132,8 @@ def test_a_message_called_plain_is_one_paragraph_of_itself():
 
 
 def test_markup_is_never_plain():
-    assert [text for text in NOT_PLAIN if translate.is_plain(text)] == []
-    assert [text for text in PLAIN if not translate.is_plain(text)] == []
+    assert [text for text in NOT_PLAIN if i18n.is_plain(text)] == []
+    assert [text for text in PLAIN if not i18n.is_plain(text)] == []
 
 
 # -- Highlighting ----------------------------------------------------------------
@@ -200,3 +200,38 @@ def test_chinese_search_splits_chinese_with_jieba_and_code_without():
     assert lang.split("y = torch.sin(x) * 0.0014") == ["y", "torch", "sin", "x", "0", "0014"]
     words = lang.split("二阶导数用 torch.autograd.grad 求")
     assert "导数" in words and "torch" in words and "autograd" in words
+
+
+# -- Catalogs ------------------------------------------------------------------
+
+
+def test_msgfmt_compiles_what_sphinx_would(tmp_path):
+    """The check compiles the catalogs with GNU msgfmt; Sphinx would use Babel.
+    Both must give a reader the same translations."""
+    import gettext
+
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    for po in CATALOGS:
+        msgfmt_mo, babel_mo = tmp_path / "msgfmt.mo", tmp_path / "babel.mo"
+        subprocess.run(["msgfmt", "-o", str(msgfmt_mo), str(po)], check=True)
+        with po.open("rb") as f:
+            catalog = read_po(f)
+        with babel_mo.open("wb") as f:
+            write_mo(f, catalog)
+        with msgfmt_mo.open("rb") as a, babel_mo.open("rb") as b:
+            ours, sphinxs = gettext.GNUTranslations(a), gettext.GNUTranslations(b)
+        messages = {k: v for k, v in ours._catalog.items() if k}  # "" is the header
+        assert messages == {k: v for k, v in sphinxs._catalog.items() if k}, po.name
+        assert len(messages) > 0
+
+
+def test_the_check_leaves_compiled_catalogs_that_sphinx_keeps(tmp_path):
+    from sphinx.util.i18n import CatalogRepository
+
+    i18n.compile_catalogs("zh_CN", tmp_path)
+    repo = CatalogRepository(str(tmp_path.parent), [tmp_path.name], "zh_CN", "utf-8")
+    catalogs = list(repo.catalogs)
+    assert len(catalogs) == len(list((ROOT / "locale" / "zh_CN").rglob("*.po")))
+    assert not [c.domain for c in catalogs if c.is_outdated()]
