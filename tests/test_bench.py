@@ -29,6 +29,7 @@ def test_quick_bench_writes_a_report(tmp_path):
         assert data[figure], figure
     for key in ["median", "min", "max", "runs"]:
         assert key in data["clean_build"]["seconds"]
+        assert key in data["clean_build"]["ratio"]
     assert data["floor"]["lessons"] == len(LESSONS)
     assert data["clean_build"]["scripts"] == [len(LESSONS)]
     assert data["zh_after_en"]["scripts"] == [0]
