@@ -8,10 +8,11 @@ which starts, at once:
 
 * the lesson run, ``python -m ext.gallery`` (the only process that executes
   lessons; it returns at once when no lesson changed), and
-* one process per language. Each imports everything Sphinx will load and, for
-  a translation, has its catalogs checked (``python -m ext.i18n validate``, in
-  a process of its own), then waits for the lesson run, because its pages
-  read what that run wrote.
+* the languages: the first in this process, each other one in a process of
+  its own. Each, at a lower priority than the lesson run, imports everything
+  Sphinx will load and, for a translation, has its catalogs checked and
+  compiled (``python -m ext.i18n validate``, in a process of its own); then
+  it waits for the lesson run, because its pages read what that run wrote.
 
 Executing the lessons keeps one core busy for seconds; the languages use the
 other core meanwhile for their start-up (about half a second each), instead
