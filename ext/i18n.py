@@ -84,14 +84,14 @@ class Problem:
         return f"{_rel(self.path)}:{self.line}: {self.message}"
 
 
-def msgfmt(path: Path) -> subprocess.CompletedProcess:
-    """GNU msgfmt's verdict on *path* (it writes nothing)."""
+def msgfmt(path: Path, out: str = os.devnull) -> subprocess.CompletedProcess:
+    """GNU msgfmt's verdict on *path*; the compiled catalog goes to *out*."""
     program = shutil.which("msgfmt")
     if program is None:
         raise CatalogError(
             "GNU gettext's `msgfmt` is missing; install it with: sudo apt-get install gettext"
         )
-    return subprocess.run([program, "-o", os.devnull, str(path)], capture_output=True, text=True)
+    return subprocess.run([program, "-o", out, str(path)], capture_output=True, text=True)
 
 
 def load(path: Path, verdict: subprocess.CompletedProcess | None = None):
@@ -410,12 +410,11 @@ def compile_catalogs(lang: str, target: Path = BUILD_LOCALE, locale_dir: Path = 
         mo = po.with_suffix(".mo")
         if not mo.exists() or mo.stat().st_mtime_ns < po.stat().st_mtime_ns:
             stale.append((po, mo))
-    program = shutil.which("msgfmt")
 
     def compile_one(paths: tuple[Path, Path]) -> None:
         po, mo = paths
         tmp = mo.with_name(f"{mo.name}.{os.getpid()}.tmp")
-        subprocess.run([program, "-o", str(tmp), str(po)], check=True, capture_output=True)
+        msgfmt(po, str(tmp)).check_returncode()
         os.replace(tmp, mo)
 
     with ThreadPoolExecutor(max_workers=8) as pool:

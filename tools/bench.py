@@ -87,8 +87,12 @@ for path in sys.argv[1:]:
 """
 
 
+def lesson_paths(cwd: Path) -> list[str]:
+    return [str(p) for p in sorted((cwd / "gallery").glob("[0-9][0-9]_*.py"))]
+
+
 def floor(cwd: Path, runs: int) -> dict:
-    lessons = [str(p) for p in sorted((cwd / "gallery").glob("[0-9][0-9]_*.py"))]
+    lessons = lesson_paths(cwd)
     times = [timed([sys.executable, "-c", FLOOR, *lessons], cwd)[0] for _ in range(runs)]
     return {"seconds": summary(times), "lessons": len(lessons)}
 
@@ -100,7 +104,7 @@ def clean_build(cwd: Path, runs: int) -> dict:
     figures taken minutes apart carries that drift, one of two runs taken
     back to back does not (as zh_after_en pairs its two builds).
     """
-    lessons = [str(p) for p in sorted((cwd / "gallery").glob("[0-9][0-9]_*.py"))]
+    lessons = lesson_paths(cwd)
     times, floors, scripts = [], [], []
     for _ in range(runs):
         floors.append(timed([sys.executable, "-c", FLOOR, *lessons], cwd)[0])
