@@ -4,44 +4,30 @@ r"""
 Pattern 1: saving the inputs
 ============================
 
-The simplest custom Function that supports double backward is one whose
-backward only needs the inputs of forward. Save them with
-``ctx.save_for_backward`` and you are done: the second derivative comes for
-free. This lesson shows why, proves it with ``gradcheck`` and
-``gradgradcheck``, and draws the graph that autograd records.
-
-You will learn:
-
-* the two facts about custom Functions that decide whether double backward
-  works;
-* why saving an input is always safe;
-* how to test a Function for first and second derivatives.
+The simplest Function that supports double backward needs only its inputs in
+``backward``. Save them with ``ctx.save_for_backward`` and the second
+derivative comes for free. This lesson shows why, proves it with
+``gradcheck`` and ``gradgradcheck``, and explains how to read the graphs drawn
+in every lesson.
 """
 
 # %%
 # Two facts about custom Functions
 # --------------------------------
 #
-# A subclass of ``torch.autograd.Function`` meets autograd at two moments.
+# * **Forward is not recorded.** When ``forward`` returns, the Function's
+#   ``backward`` becomes the ``grad_fn`` of the output, and nothing that
+#   happened inside ``forward`` is in the graph.
+# * **Backward is recorded only when the caller asks.** Under
+#   ``create_graph=True``, the operations that ``backward`` runs on tensors
+#   that require grad are recorded like any other code, and a second backward
+#   pass walks through them.
 #
-# * **During forward, nothing is recorded.** Whatever ``forward`` computes is
-#   invisible to autograd. When it returns, and if an input requires grad, the
-#   Function's ``backward`` is attached as the ``grad_fn`` of each output.
-# * **During backward, operations are recorded if the caller asks for it.**
-#   With ``create_graph=True``, every operation that ``backward`` runs on a
-#   tensor that requires grad is recorded like any other PyTorch code. That
-#   recorded graph is what a second backward pass walks through.
+# So double backward works exactly when autograd can follow what ``backward``
+# does. Every lesson is a variation on that sentence.
 #
-# So double backward works exactly when autograd can follow the computation
-# inside ``backward``. The rest of these lessons are variations on that one
-# sentence.
-#
-# A square function
-# -----------------
-#
-# Take :math:`f(x) = x^2`. Its derivative :math:`f'(x) = 2x` needs only the
-# input, so forward saves ``x`` and backward multiplies the incoming gradient
-# by ``2 * x``.
+# Take :math:`f(x) = x^2`, with :math:`f'(x) = 2x`. Backward needs only the
+# input.
 
 import torch
 
@@ -59,150 +45,106 @@ class Square(torch.autograd.Function):
 
 
 # %%
-# First and second derivatives
-# ----------------------------
-#
-# ``torch.autograd.grad`` with ``create_graph=True`` returns a gradient that is
-# itself part of a graph. Differentiating it again gives the second
-# derivative, :math:`f''(x) = 2` everywhere.
+# Both facts, checked. The output's node, ``SquareBackward``, leads straight
+# to ``x``: the ``x**2`` inside ``forward`` left no node of its own. The
+# gradient has a ``grad_fn`` with ``create_graph=True`` and none without.
 
 x = torch.tensor([-1.0, 0.5, 3.0], dtype=torch.float64, requires_grad=True)
 out = Square.apply(x)
+below = [type(node).__name__ for node, _ in out.grad_fn.next_functions]
+print("out.grad_fn:", type(out.grad_fn).__name__, "->", below)
 
+(plain,) = torch.autograd.grad(out.sum(), x, retain_graph=True)
 (grad_x,) = torch.autograd.grad(out.sum(), x, create_graph=True)
-print("grad_x:", grad_x)
-print("grad_x.grad_fn:", type(grad_x.grad_fn).__name__)
+print("grad_fn without create_graph:", plain.grad_fn)
+print("grad_fn with create_graph:   ", type(grad_x.grad_fn).__name__)
 
-(grad_grad_x,) = torch.autograd.grad(grad_x.sum(), x)
+assert below == ["AccumulateGrad"]
+assert plain.grad_fn is None and grad_x.grad_fn is not None
+
+# %%
+# Differentiating ``grad_x`` again gives :math:`f''(x) = 2`. It works because
+# the tensor ``backward`` reads from ``ctx.saved_tensors`` is ``x`` itself, so
+# the recorded product ``grad_out * 2 * x`` is linked to ``x``. An input that
+# is not a leaf works too: it carries its own ``grad_fn``.
+
+(grad_grad_x,) = torch.autograd.grad(grad_x.sum(), x, retain_graph=True)
 print("second derivative:", grad_grad_x)
-
+assert out.grad_fn.saved_tensors[0] is x
 assert torch.equal(grad_x, 2 * x)
 assert torch.equal(grad_grad_x, torch.full_like(x, 2.0))
 
-# %%
-# Why it works
-# ------------
-#
-# The tensor that ``backward`` gets back from ``ctx.saved_tensors`` is ``x``
-# itself: a leaf that requires grad. So when ``backward`` computes
-# ``grad_out * 2 * x`` under ``create_graph=True``, autograd records the
-# multiplication by ``x``. The ``grad_fn`` printed above, ``MulBackward0``, is
-# that multiplication.
-#
-# The same holds when the input is not a leaf: any tensor that is a function
-# of something requiring grad carries its own ``grad_fn``, and backward's use
-# of it is tracked all the same. Here ``y`` is computed from ``x``, and the
-# second derivative of :math:`(3x)^2` is :math:`18`.
-
-y = 3 * x
-(grad_y_x,) = torch.autograd.grad(Square.apply(y).sum(), x, create_graph=True)
-(second,) = torch.autograd.grad(grad_y_x.sum(), x)
-print("d/dx (3x)^2 =", grad_y_x)
-print("d2/dx2 (3x)^2 =", second)
-assert torch.allclose(second, torch.full_like(x, 18.0))
-
-# The claims of this section, checked: the saved tensor is the input itself,
-# and the gradient's grad_fn is a multiplication.
-assert out.grad_fn.saved_tensors[0] is x
-assert type(grad_x.grad_fn).__name__ == "MulBackward0"
+y = 3 * x  # not a leaf: d2/dx2 (3x)^2 = 18
+(grad_y,) = torch.autograd.grad(Square.apply(y).sum(), x, create_graph=True)
+(second,) = torch.autograd.grad(grad_y.sum(), x)
+assert torch.equal(second, torch.full_like(x, 18.0))
 
 # %%
 # Checking it: gradcheck and gradgradcheck
 # ----------------------------------------
 #
-# Two tools compare a Function's analytical derivatives with numerical ones,
-# computed by finite differences:
-#
-# * ``torch.autograd.gradcheck`` checks the first derivative, that is
-#   ``backward``;
-# * ``torch.autograd.gradgradcheck`` checks the second, that is the graph that
-#   ``backward`` records.
-#
-# Use double precision (``torch.float64``). Finite differences divide by a
-# tiny step, which magnifies rounding errors; in single precision the checks
-# fail on correct code, as the next cell shows. By default both return
-# ``True`` or raise an error that says which derivative disagrees.
-
-from torch.autograd import gradcheck, gradgradcheck
-
-torch.manual_seed(0)
-inputs = (torch.randn(4, 3, dtype=torch.float64, requires_grad=True),)
-
-first_ok = gradcheck(Square.apply, inputs)
-second_ok = gradgradcheck(Square.apply, inputs)
-print("gradcheck:", first_ok)
-print("gradgradcheck:", second_ok)
-assert first_ok and second_ok
-
-# %%
-# The same correct Function, checked in single precision, fails. PyTorch also
-# warns that the inputs are not in double precision.
+# ``gradcheck`` compares ``backward`` with finite differences;
+# ``gradgradcheck`` does the same for the graph that ``backward`` records.
+# Each returns ``True`` or raises ``GradcheckError``. Run them in
+# ``float64``: finite differences divide by a tiny step and magnify rounding
+# errors. The same correct Function fails in ``float32``, and PyTorch warns
+# why.
 
 import warnings
 
+from torch.autograd import gradcheck, gradgradcheck
 from torch.autograd.gradcheck import GradcheckError
 
-single = (inputs[0].detach().float().requires_grad_(),)
+torch.manual_seed(0)
+x64 = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+assert gradcheck(Square.apply, (x64,)) and gradgradcheck(Square.apply, (x64,))
+print("float64: gradcheck and gradgradcheck pass")
+
+x32 = x64.detach().float().requires_grad_()
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     try:
-        gradcheck(Square.apply, single)
+        gradcheck(Square.apply, (x32,))
         failed = False
     except GradcheckError as err:
         failed = True
-        print("float32 gradcheck:", str(err).splitlines()[0])
-print("warned about precision:", any("double precision" in str(w.message) for w in caught))
-assert failed
-assert any("double precision" in str(w.message) for w in caught)
+        print("float32:", str(err).splitlines()[0])
+warned = [str(w.message) for w in caught if "double precision" in str(w.message)]
+print("warning:", warned[0].split(".")[0])
+assert failed and warned
 
 # %%
-# The graph
-# ---------
+# Reading the graphs
+# ------------------
 #
-# ``torchviz.make_dot`` draws the graph behind a set of tensors. Drawing
-# ``grad_x`` together with ``x`` and ``out`` shows that the gradient is not a
-# dead end: its ``MulBackward0`` node leads back to the leaf ``x``, the same
-# leaf that ``out`` came from through ``SquareBackward``. (torchviz draws the
-# outputs you ask for in green and a tensor that a custom Function saved in
-# orange; ``x`` is both a leaf and a saved tensor.) That path from ``grad_x``
-# to ``x`` is the derivative :math:`2x` written as a graph, and it is what
-# ``gradgradcheck`` walked.
+# ``torchviz.make_dot`` draws the graph behind the tensors you pass it, and
+# ``params`` names them. Every graph on this site uses one legend:
+#
+# * grey boxes are backward nodes. ``AccumulateGrad`` is the node that adds a
+#   gradient into a leaf's ``.grad``;
+# * rounded boxes are tensors: **blue** for a leaf that requires grad,
+#   **green** for a tensor you passed to ``make_dot``, **orange** for another
+#   tensor that a custom Function saved;
+# * arrows point the way values were computed, from inputs to results. A
+#   backward pass walks them the other way;
+# * a dashed line joins a custom Function's node to a tensor it saved.
+#
+# Below, a path runs from ``x`` through ``MulBackward0`` to ``grad_x``: the
+# derivative :math:`2x` written as a graph. It is the path that the second
+# derivative above walked.
 
 from torchviz import make_dot
 
-graph = make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
-graph.comment = (
-    "Autograd graph of grad_x, x and out: grad_x comes from a MulBackward0 "
-    "node that leads back to the leaf x, which also feeds SquareBackward and out."
-)
-graph
-
-# %%
-# The lesson tests its own claim: the graph of ``grad_x`` reaches ``x``.
-
-
-def reaches(fn, leaf):
-    """True if the backward graph under ``fn`` accumulates into ``leaf``."""
-    if fn is None:
-        return False
-    if getattr(fn, "variable", None) is leaf:
-        return True
-    return any(reaches(next_fn, leaf) for next_fn, _ in fn.next_functions)
-
-
-assert reaches(grad_x.grad_fn, x)
-print("grad_x depends on x:", reaches(grad_x.grad_fn, x))
+make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 
 # %%
 # Summary
 # -------
 #
 # * Forward is not recorded; backward is, under ``create_graph=True``.
-# * An input saved with ``ctx.save_for_backward`` keeps its link to the graph,
-#   so a backward written with differentiable PyTorch operations on it
-#   supports double backward with no extra work.
-# * Prove it with ``gradcheck`` and ``gradgradcheck`` in ``float64``.
+# * A saved input keeps its link to the graph, so a ``backward`` built from
+#   PyTorch operations on it supports double backward with no extra work.
+# * Check with ``gradcheck`` and ``gradgradcheck``, in ``float64``.
 #
-# Next, see how the same reasoning applies when backward needs the *output*
-# of forward instead of its input. For how these pages are built, see
-# :doc:`/building`.
+# Next, :ref:`lesson-saving-outputs`: the same reasoning when backward needs
+# the result of ``forward``.

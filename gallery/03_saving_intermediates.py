@@ -4,76 +4,35 @@ r"""
 Pattern 3: saving intermediate results
 ======================================
 
-Sometimes backward needs values that forward computed on the way, which are
-neither inputs nor outputs. Reusing them saves work, but it is also the
-easiest way to break double backward: autograd did not record how forward
-computed them, so it cannot differentiate through them.
-
-This lesson shows the safe way to reuse such intermediate results: return
-them from forward as extra outputs, save those outputs, and hide them from
-the user with a small wrapper function.
-
-You will learn:
-
-* why an intermediate computed in forward is a constant to autograd;
-* how to turn intermediates into extra outputs that autograd can track;
-* why backward must then handle a gradient for every output, including the
-  ones that the user never sees.
+Sometimes ``backward`` needs values that ``forward`` computed on the way,
+neither inputs nor outputs. Autograd did not record how ``forward`` computed
+them, so it cannot differentiate through them. This lesson shows the two
+correct ways to reuse them: return them as extra outputs, or compute them
+again in ``backward``.
 """
 
 # %%
-# The hyperbolic sine and its derivative
-# --------------------------------------
-#
-# The hyperbolic sine is built from two exponentials, and so is its
-# derivative, the hyperbolic cosine:
+# The hyperbolic sine
+# -------------------
 #
 # .. math::
 #
 #    \sinh(x) = \frac{e^{x} - e^{-x}}{2}, \quad
-#    \frac{d}{dx} \sinh(x) = \cosh(x) = \frac{e^{x} + e^{-x}}{2}
+#    \sinh'(x) = \cosh(x) = \frac{e^{x} + e^{-x}}{2}
 #
-# Forward has to compute :math:`e^{x}` and :math:`e^{-x}` anyway. Backward
-# needs the same two values, so it is natural to keep them instead of
-# computing them again.
-#
-# Why a plain intermediate is not enough
-# --------------------------------------
-#
-# Autograd records nothing inside ``forward``. The two exponentials that
-# forward computes have no ``grad_fn``: to autograd they are plain numbers,
-# with no link to ``x``. If backward uses them, the first derivative is still
-# right, because the numbers are right. But under ``create_graph=True`` the
-# recorded graph treats them as constants, so the second derivative misses
-# their dependence on ``x`` and comes out wrong.
-#
-# The next lesson, :ref:`lesson-ctx-mistake`, shows this mistake live. Here
-# we write the correct version.
-#
-# The fix: return the intermediates as outputs
-# --------------------------------------------
-#
-# Outputs do get a ``grad_fn``, as :ref:`lesson-saving-outputs` showed. So
-# forward returns three tensors: the result and the two exponentials. It
-# saves the two exponentials, which are now outputs, with
-# ``ctx.save_for_backward``.
-#
-# Backward now receives one gradient per output: ``grad_out``,
-# ``grad_exp_pos`` and ``grad_exp_neg``. It must add the contribution of each
-# output, using :math:`\frac{d}{dx} e^{x} = e^{x}` and
-# :math:`\frac{d}{dx} e^{-x} = -e^{-x}`:
+# Backward needs the same two exponentials as forward. Forward returns them as
+# extra outputs and saves those: outputs have a ``grad_fn``, as the previous
+# lesson showed. Backward then receives one gradient per output, and must add
+# the contribution of each, using :math:`(e^{x})' = e^{x}` and
+# :math:`(e^{-x})' = -e^{-x}`:
 #
 # .. math::
 #
-#    \frac{\partial L}{\partial x} = g_{\sinh} \cdot \frac{e^{x} + e^{-x}}{2}
-#    + g_{+} \cdot e^{x} - g_{-} \cdot e^{-x}
+#    \bar{x} = \bar{s} \cosh(x) + \bar{e}_{+} e^{x} - \bar{e}_{-} e^{-x}
 #
-# where :math:`g_{\sinh}`, :math:`g_{+}` and :math:`g_{-}` are the incoming
-# gradients of the three outputs.
-#
-# An output that nothing used gets a gradient of zeros. By default, autograd
-# fills in zeros for such outputs (see ``ctx.set_materialize_grads``), so
-# backward can always add the three terms without checking for ``None``.
+# where :math:`\bar{s}`, :math:`\bar{e}_{+}` and :math:`\bar{e}_{-}` are the
+# incoming gradients. An output that nothing used gets zeros, so the sum needs
+# no special case.
 
 import torch
 
@@ -90,86 +49,54 @@ class MySinh(torch.autograd.Function):
     def backward(ctx, grad_out, grad_exp_pos, grad_exp_neg):
         exp_pos, exp_neg = ctx.saved_tensors
         grad_x = grad_out * (exp_pos + exp_neg) / 2
-        grad_x = grad_x + grad_exp_pos * exp_pos
-        grad_x = grad_x - grad_exp_neg * exp_neg
-        return grad_x
-
-
-# %%
-# A wrapper that hides the extra outputs
-# --------------------------------------
-#
-# Users want a sinh, not three tensors. A small function calls the Function
-# and returns only the main output. The two exponentials stay alive as saved
-# tensors, and they keep their ``grad_fn``.
+        return grad_x + grad_exp_pos * exp_pos - grad_exp_neg * exp_neg
 
 
 def my_sinh(x):
+    """What users call: sinh, without the extra outputs."""
     out, _exp_pos, _exp_neg = MySinh.apply(x)
     return out
 
 
 # %%
-# Comparing with PyTorch's own sinh
-# ---------------------------------
-#
-# The first derivative of :math:`\sinh` is :math:`\cosh`, and the second
-# derivative is :math:`\sinh` again. We compare all three with
-# ``torch.sinh`` and ``torch.cosh``. (The second call passes
-# ``retain_graph=True`` only so that the graph can be drawn later.)
+# The derivatives are :math:`\cosh` and :math:`\sinh`:
 
 x = torch.tensor([-1.5, 0.0, 0.5, 2.0], dtype=torch.float64, requires_grad=True)
 out = my_sinh(x)
-
 (grad_x,) = torch.autograd.grad(out.sum(), x, create_graph=True)
 (grad_grad_x,) = torch.autograd.grad(grad_x.sum(), x, retain_graph=True)
-print("sinh(x):          ", out.detach())
 print("first derivative: ", grad_x.detach())
-print("cosh(x):          ", torch.cosh(x).detach())
 print("second derivative:", grad_grad_x)
-
-assert torch.allclose(out, torch.sinh(x))
 assert torch.allclose(grad_x, torch.cosh(x))
 assert torch.allclose(grad_grad_x, torch.sinh(x))
 
 # %%
-# Why the extra terms matter
-# --------------------------
+# Why the extra gradients matter
+# ------------------------------
 #
-# The user never touches the two exponentials, so do their gradients matter?
-# We can watch what arrives at the Function's node. A hook registered with
-# ``register_prehook`` on ``MySinhBackward`` sees the three incoming
-# gradients before backward runs. ``None`` means that nothing used that
-# output.
+# A hook registered with ``register_prehook`` on ``MySinhBackward`` sees the
+# gradients that arrive, before autograd replaces each ``None`` (an unused
+# output) with zeros.
 
-watched_out, _, _ = MySinh.apply(x)
+watched, _, _ = MySinh.apply(x)
 arrivals = []
-watched_out.grad_fn.register_prehook(lambda grads: arrivals.append(grads))
+watched.grad_fn.register_prehook(lambda grads: arrivals.append(grads))
+(first,) = torch.autograd.grad(watched.sum(), x, create_graph=True)
+torch.autograd.grad(first.sum(), x)
+for name, grads in zip(["first pass: ", "second pass:"], arrivals):
+    print(name, ["None" if g is None else g.tolist() for g in grads])
 
-(watched_grad,) = torch.autograd.grad(watched_out.sum(), x, create_graph=True)
-(watched_second,) = torch.autograd.grad(watched_grad.sum(), x)
-for pass_name, grads in zip(["first pass", "second pass"], arrivals):
-    print(pass_name)
-    for name, grad in zip(["grad_out", "grad_exp_pos", "grad_exp_neg"], grads):
-        print(f"  {name}:", grad)
-
-assert len(arrivals) == 2
 first_pass, second_pass = arrivals
-assert first_pass[1] is None and first_pass[2] is None
+assert first_pass[0] is not None and first_pass[1] is None and first_pass[2] is None
 assert second_pass[0] is None
-assert torch.allclose(second_pass[1], torch.full_like(x, 0.5))
-assert torch.allclose(second_pass[2], torch.full_like(x, 0.5))
+assert all(torch.allclose(g, torch.full_like(x, 0.5)) for g in second_pass[1:])
 
 # %%
-# In the first pass only ``out`` was used, so only ``grad_out`` arrives. In
-# the second pass it is the other way round: the second pass differentiates
-# ``grad_x``, which backward computed from the two saved exponentials, so the
-# gradient arrives through exactly those two outputs. Autograd replaced each
-# ``None`` with zeros before it called ``MySinh.backward``, which is why that
-# backward could multiply them without checking.
-#
-# Here is a version that ignores the gradients of the extra outputs. It keeps
-# ``MySinh.forward`` and only replaces backward.
+# The first pass differentiates ``out``, so only ``grad_out`` arrives. The
+# second pass differentiates ``grad_x``, which backward computed from the two
+# saved exponentials, so all of its gradient arrives through them. A backward
+# that drops those two terms keeps the right first derivative and returns a
+# second derivative of zero:
 
 
 class ForgetfulSinh(MySinh):
@@ -179,111 +106,95 @@ class ForgetfulSinh(MySinh):
         return grad_out * (exp_pos + exp_neg) / 2
 
 
-forgetful_out, _, _ = ForgetfulSinh.apply(x)
-(forgetful_grad,) = torch.autograd.grad(forgetful_out.sum(), x, create_graph=True)
+forgetful, _, _ = ForgetfulSinh.apply(x)
+(forgetful_grad,) = torch.autograd.grad(forgetful.sum(), x, create_graph=True)
 (forgetful_second,) = torch.autograd.grad(forgetful_grad.sum(), x)
-print("first derivative: ", forgetful_grad.detach())
-print("second derivative:", forgetful_second)
-
+print("second derivative, extra gradients dropped:", forgetful_second)
 assert torch.allclose(forgetful_grad, torch.cosh(x))
 assert torch.equal(forgetful_second, torch.zeros_like(x))
 
 # %%
-# The first derivative is still right, but the second derivative is zero
-# everywhere instead of :math:`\sinh(x)`. In the second pass, all of the
-# gradient arrives through the two exponentials, and this backward throws it
-# away.
+# The other way: compute them again in backward
+# ---------------------------------------------
 #
-# Checking it: gradcheck and gradgradcheck
-# ----------------------------------------
+# ``backward`` may also save only ``x`` and compute the exponentials again.
+# Those operations are recorded like any other, so double backward works
+# with no extra outputs. The trade-off: it saves half the memory, and runs
+# two more exponentials in every backward pass. ``node_names`` walks a
+# gradient's graph; the recomputed exponentials show up there as
+# ``ExpBackward0``.
+
+
+class SinhRecompute(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.sinh(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * (torch.exp(x) + torch.exp(-x)) / 2
+
+
+def node_names(node):
+    """The class names of every node in the graph below ``node``."""
+    if node is None:
+        return set()
+    found = {type(node).__name__}
+    for next_node, _ in node.next_functions:
+        found |= node_names(next_node)
+    return found
+
+
+again = SinhRecompute.apply(x)
+(again_grad,) = torch.autograd.grad(again.sum(), x, create_graph=True)
+(again_second,) = torch.autograd.grad(again_grad.sum(), x)
+assert torch.allclose(again_second, torch.sinh(x))
+
+for name, y, g in (("extra outputs", out, grad_x), ("recompute", again, again_grad)):
+    saved_bytes = sum(t.nbytes for t in y.grad_fn.saved_tensors)
+    recomputed = "ExpBackward0" in node_names(g.grad_fn)
+    print(f"{name:13}: {saved_bytes} bytes saved, exp in backward: {recomputed}")
+
+assert sum(t.nbytes for t in out.grad_fn.saved_tensors) == 2 * x.nbytes
+assert sum(t.nbytes for t in again.grad_fn.saved_tensors) == x.nbytes
+assert "ExpBackward0" in node_names(again_grad.grad_fn)
+assert "ExpBackward0" not in node_names(grad_x.grad_fn)
+
+# %%
+# Checks and graph
+# ----------------
 #
-# We check the wrapper ``my_sinh``, which is what users call, in double
-# precision.
+# The checks accept ``MySinh.apply`` with its three outputs too: then they also
+# test the extra terms, as if a user did use the exponentials.
 
 from torch.autograd import gradcheck, gradgradcheck
 
 torch.manual_seed(0)
 inputs = (torch.randn(4, 3, dtype=torch.float64, requires_grad=True),)
-
-first_ok = gradcheck(my_sinh, inputs)
-second_ok = gradgradcheck(my_sinh, inputs)
-print("gradcheck:", first_ok)
-print("gradgradcheck:", second_ok)
-assert first_ok and second_ok
+for fn in (my_sinh, MySinh.apply, SinhRecompute.apply):
+    assert gradcheck(fn, inputs) and gradgradcheck(fn, inputs)
+print("gradcheck and gradgradcheck pass for all three")
 
 # %%
-# The checks also accept ``MySinh.apply`` itself, with all three outputs. Then
-# they test the extra terms of backward directly, as if a user did use the
-# two exponentials.
-
-first_ok = gradcheck(MySinh.apply, inputs)
-second_ok = gradgradcheck(MySinh.apply, inputs)
-print("gradcheck, all outputs:", first_ok)
-print("gradgradcheck, all outputs:", second_ok)
-assert first_ok and second_ok
-
-# %%
-# The graph
-# ---------
-#
-# The graph is drawn from ``grad_x``, ``x`` and ``out``. The nodes that lead
-# into ``grad_x`` are the operations of backward, including the two products
-# with the (zero) gradients of the extra outputs. They all lead to
-# ``MySinhBackward``, the node shared by all three outputs, with the two
-# saved exponentials (orange) attached to it, and from there to the leaf
-# ``x`` (blue). So ``grad_x`` depends on ``x`` through the saved outputs.
+# The saved exponentials hang off ``MySinhBackward``, and every path from
+# ``grad_x`` leads back through that node to ``x``.
 
 from torchviz import make_dot
 
-graph = make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
-graph.comment = (
-    "Autograd graph of grad_x, x and out: the operations that computed grad_x "
-    "lead to MySinhBackward, which holds the two saved exponentials and leads "
-    "back to the leaf x."
-)
-graph
-
-# %%
-# As in the earlier lessons, the claim is checked in code: the graph of
-# ``grad_x`` reaches ``x``, and it passes through the node of ``out``.
-
-
-def reaches(fn, leaf):
-    """True if the backward graph under ``fn`` accumulates into ``leaf``."""
-    if fn is None:
-        return False
-    if getattr(fn, "variable", None) is leaf:
-        return True
-    return any(reaches(next_fn, leaf) for next_fn, _ in fn.next_functions)
-
-
-def passes_through(fn, node):
-    """True if the backward graph under ``fn`` contains ``node``."""
-    if fn is None:
-        return False
-    if fn is node:
-        return True
-    return any(passes_through(next_fn, node) for next_fn, _ in fn.next_functions)
-
-
-print("grad_x depends on x:", reaches(grad_x.grad_fn, x))
-print("through MySinhBackward:", passes_through(grad_x.grad_fn, out.grad_fn))
-assert reaches(grad_x.grad_fn, x)
-assert passes_through(grad_x.grad_fn, out.grad_fn)
-assert type(out.grad_fn).__name__ == "MySinhBackward"
+make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 
 # %%
 # Summary
 # -------
 #
-# * Values computed inside forward are not tracked. Used in backward, they
-#   act as constants, and the second derivative comes out wrong.
-# * The fix is to return them as extra outputs and save those outputs. An
-#   output has a ``grad_fn`` that leads back to the input.
-# * Backward then receives one gradient per output and must add the
-#   contribution of every output, even those the user never sees. The second
-#   backward pass sends its gradient through exactly those outputs.
-# * A small wrapper such as ``my_sinh`` returns only the main output.
+# * Values computed inside ``forward`` are constants to autograd.
+# * To reuse them, return them as extra outputs and save those. ``backward``
+#   must then add the gradient of every output, even those the user never
+#   sees: the second pass arrives through exactly those. A wrapper hides them.
+# * Or compute them again in ``backward`` from a saved input: less memory, more
+#   compute.
 #
-# Next, :ref:`lesson-ctx-mistake` shows what happens when the intermediates
-# are kept on ``ctx`` instead, and how the checks catch it.
+# Next, :ref:`lesson-ctx-mistake`: what happens when they are kept on ``ctx``
+# instead.

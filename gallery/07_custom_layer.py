@@ -11,12 +11,8 @@ layer from scratch, as a custom Function inside an ``nn.Module``, checks it
 against PyTorch's own ``torch.nn.functional.linear``, trains it, and then
 makes it support double backward.
 
-You will learn:
-
-* how to write a backward for several inputs, and skip the work nobody needs;
-* how to wrap a Function in a module with proper parameters;
-* what ``once_differentiable`` does when someone asks for a second derivative;
-* why the best custom Function is often a small one.
+It ends with the advice that matters most: put as little as possible inside
+your own Function.
 """
 
 # %%
@@ -75,11 +71,9 @@ def linear_grads(needs, input, weight, bias, grad_out):
 # special case. ``backward`` returns one gradient per input of ``forward``;
 # when the bias is missing, its gradient is ``None``.
 #
-# For now, ``backward`` is marked with ``once_differentiable``. This decorator
-# runs ``backward`` without recording it, and attaches an error node to its
-# result: a later backward pass that runs this node raises an error. It is the
-# honest choice for a Function whose second derivative you have not checked
-# yet. Later in this lesson we remove it.
+# For now, ``backward`` is marked ``once_differentiable``
+# (:ref:`lesson-untracked-backward`): until its second derivative is checked,
+# the Function says that it has none. Later in this lesson we remove the mark.
 
 from torch.autograd.function import once_differentiable
 
@@ -281,105 +275,38 @@ assert torch.allclose(layer.weight, true_weight, atol=0.1)
 # Asking for a second derivative
 # ------------------------------
 #
-# Now ask for something that needs double backward: a penalty on the size of
-# a gradient, as used to train some generative models. The first gradient is taken with
-# ``create_graph=True``, and then the penalty is differentiated.
-#
-# Because ``backward`` is marked ``once_differentiable``, the gradient it
-# returns carries a special ``grad_fn`` that only raises an error. The error
-# appears when the second backward reaches it, and it names the cause.
-
-out = LinearFunction.apply(x64, w64, b64)
-(grad_w,) = torch.autograd.grad((out**2).sum(), w64, create_graph=True)
-print("grad_w.grad_fn:", type(grad_w.grad_fn).__name__)
-assert type(grad_w.grad_fn).__name__ == "Error"
-
-penalty = grad_w.pow(2).sum()
-message = ""
-try:
-    penalty.backward()
-except RuntimeError as err:
-    message = str(err)
-    print("RuntimeError:", message)
-assert "marked with @once_differentiable" in message
-
-# %%
-# This is the point of the decorator: without it, a backward that autograd
-# cannot follow could give a silently wrong second derivative. With it, the
-# mistake is loud, but only in a backward pass that runs the error node.
-# ``.backward()`` does. ``torch.autograd.grad`` with explicit inputs may skip
-# it, because the node is not connected to ``x``, ``w`` or ``b``. Then the
-# second derivatives are missing (``None``), or, if the loss has other terms,
-# silently wrong. So confirm with ``gradgradcheck``.
-
-
-def reaches(fn, leaf):
-    """True if the backward graph under ``fn`` accumulates into ``leaf``."""
-    if fn is None:
-        return False
-    if getattr(fn, "variable", None) is leaf:
-        return True
-    return any(reaches(next_fn, leaf) for next_fn, _ in fn.next_functions)
-
-
-linked = any(reaches(grad_w.grad_fn, t) for t in (x64, w64, b64))
-print("error node connected to x, w or b:", linked)
-assert not linked
-
-missing = torch.autograd.grad(penalty, (x64, w64, b64), allow_unused=True)
-print("second derivatives for x, w, b:", missing)
-assert missing == (None, None, None)
-
-# with one more term, the result looks fine but lacks the penalty's part
-(wrong,) = torch.autograd.grad(penalty + w64.pow(2).sum(), w64)
-assert torch.allclose(wrong, 2 * w64)
-print("gradient of penalty + (w**2).sum(): only 2 * w:", True)
-
-# %%
-# One detail: the error node is added only when the incoming gradient itself
-# requires grad, as here, where it is :math:`2y`. A loss that is linear in
-# the output, such as ``out.sum()``, sends a constant gradient, and the result
-# of ``backward`` then has no graph at all.
-
-out = LinearFunction.apply(x64, w64, b64)
-(grad_w_const,) = torch.autograd.grad(out.sum(), w64, create_graph=True)
-print("after out.sum(), grad_w requires grad:", grad_w_const.requires_grad)
-assert not grad_w_const.requires_grad
-
-# %%
-# ``gradgradcheck`` does not pass either, but it does not hit this error. It
-# asks only for derivatives with respect to the tensors it passed in, and, as
-# checked above, the error node is not connected to any of them, so autograd
-# never runs it. Instead, ``gradgradcheck`` finds that the second derivatives
-# disagree with the numerical ones. Its message starts with the first pair
-# that disagrees: output 0 of the first backward, the gradient of the input
-# :math:`g W`, depends on input 1, the weight, but the recorded graph says it
-# does not. The message goes on with both matrices; we print its first line
-# only.
+# A penalty on the size of a gradient, as used to train some generative
+# models, needs double backward. Through the marked ``backward``, the second
+# backward pass stops with the marker's error, and ``gradgradcheck`` fails.
 
 from torch.autograd.gradcheck import GradcheckError
 
-first_line = ""
+out = LinearFunction.apply(x64, w64, b64)
+(grad_w,) = torch.autograd.grad((out**2).sum(), w64, create_graph=True)
+try:
+    grad_w.pow(2).sum().backward()
+    message = ""
+except RuntimeError as err:
+    message = str(err)
+    print("RuntimeError:", message)
 try:
     gradgradcheck(LinearFunction.apply, (x64, w64, b64))
+    first_line = ""
 except GradcheckError as err:
     first_line = str(err).splitlines()[0]
     print("GradcheckError:", first_line)
+assert "marked with @once_differentiable" in message
 assert first_line.startswith("Jacobian mismatch for output 0")
-assert "with respect to input 1" in first_line
 
 # %%
 # A backward that autograd can follow
 # -----------------------------------
 #
-# Look again at what ``backward`` does: two matrix products and a sum, all
-# ordinary PyTorch operations, on the saved input, the saved weight and the
-# incoming gradient. The saved tensors are inputs of ``forward``, so they keep
-# their link to the graph. This is pattern 1 of :ref:`lesson-saving-inputs`.
-# Nothing in this backward is hidden from autograd, so the decorator is not
-# needed at all.
-#
-# The second version is the same Function without ``once_differentiable``.
+# Look again at what ``backward`` does: matrix products and a sum, ordinary
+# PyTorch operations on saved inputs and the incoming gradient. That is
+# pattern 1 (:ref:`lesson-saving-inputs`): nothing is hidden from autograd,
+# so the mark is not needed. The same Function without it passes both checks,
+# and its gradient penalty agrees with ``F.linear``'s.
 
 
 class LinearFunctionDD(torch.autograd.Function):
@@ -398,15 +325,8 @@ class LinearFunctionDD(torch.autograd.Function):
         return linear_grads(needs, input, weight, bias, grad_out)
 
 
-ok_first = gradcheck(LinearFunctionDD.apply, (x64, w64, b64))
-ok_second = gradgradcheck(LinearFunctionDD.apply, (x64, w64, b64))
-print("gradcheck:", ok_first)
-print("gradgradcheck:", ok_second)
-assert ok_first and ok_second
-
-# %%
-# The gradient penalty now works, and it agrees with the one computed through
-# ``F.linear``.
+assert gradcheck(LinearFunctionDD.apply, (x64, w64, b64))
+assert gradgradcheck(LinearFunctionDD.apply, (x64, w64, b64))
 
 
 def penalty_grads(linear):
@@ -415,34 +335,21 @@ def penalty_grads(linear):
     return torch.autograd.grad(grad_w.pow(2).sum(), (x64, w64, b64))
 
 
-ours_pg = penalty_grads(LinearFunctionDD.apply)
-ref_pg = penalty_grads(F.linear)
-for ours_g, ref_g in zip(ours_pg, ref_pg, strict=True):
+for ours_g, ref_g in zip(penalty_grads(LinearFunctionDD.apply), penalty_grads(F.linear)):
     assert torch.allclose(ours_g, ref_g)
-print("second derivatives match F.linear:", True)
+print("gradcheck, gradgradcheck pass; penalty gradients match F.linear")
 
 # %%
 # The graph of the gradient
 # -------------------------
 #
-# Here is the graph behind ``grad_w``, the gradient with respect to the weight
-# computed with ``create_graph=True`` on a small example. Read it from the
-# bottom up:
-#
-# * ``MmBackward0`` is the matrix product :math:`g^\top x` inside our
-#   ``backward``. It was recorded, so the gradient has a graph of its own.
-# * On one side, ``TBackward0`` and ``ViewBackward0`` are the transpose and
-#   the reshape of the incoming gradient :math:`g`. Above them, the power and
-#   the two multiplications are autograd's own backward of the square in the
-#   loss: they computed :math:`g = 2y`. Above those, ``LinearFunctionDDBackward``
-#   is the forward pass that produced :math:`y`.
-# * On the other side, the second ``ViewBackward0`` is the reshape of the
-#   saved input, and it leads straight to ``x``.
-#
-# The leaves ``x``, ``w`` and ``b`` are drawn in orange, because torchviz
-# also shows them as the tensors that our Function saved (the lines without
-# arrows). Every path ends at one of them, so a second backward can walk from
-# ``grad_w`` to all three.
+# The graph behind ``grad_w``, the weight's gradient taken with
+# ``create_graph=True`` on a small example. ``grad_w`` comes from
+# ``MmBackward0``, the product :math:`g^\top x` recorded inside our
+# ``backward``. One branch above it is the incoming gradient :math:`g = 2y`
+# (autograd's backward of the square, fed by ``LinearFunctionDDBackward``);
+# the other is the saved input. Every path starts at ``x``, ``w`` or ``b``,
+# so a second backward reaches all three.
 
 from torchviz import make_dot
 
@@ -451,29 +358,12 @@ x_small = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
 w_small = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
 b_small = torch.randn(2, dtype=torch.float64, requires_grad=True)
 out_small = LinearFunctionDD.apply(x_small, w_small, b_small)
-loss_small = (out_small**2).sum()
-(grad_w_small,) = torch.autograd.grad(loss_small, w_small, create_graph=True)
-
-graph = make_dot(
-    grad_w_small,
-    params={"x": x_small, "w": w_small, "b": b_small, "grad_w": grad_w_small},
-)
-graph.comment = (
-    "Autograd graph of grad_w: the matrix product, transpose and reshapes "
-    "recorded from the hand-written backward lead back, through the backward "
-    "of the loss and LinearFunctionDDBackward, to the leaves x, w and b."
-)
-graph
-
-# %%
-# The lesson checks its own claims: ``grad_w`` comes from a recorded matrix
-# product, and its graph reaches all three leaves.
-
-print("grad_w.grad_fn:", type(grad_w_small.grad_fn).__name__)
+(grad_w_small,) = torch.autograd.grad((out_small**2).sum(), w_small, create_graph=True)
+second = torch.autograd.grad(grad_w_small.sum(), (x_small, w_small, b_small), retain_graph=True)
 assert type(grad_w_small.grad_fn).__name__ == "MmBackward0"
-for name, leaf in (("x", x_small), ("w", w_small), ("b", b_small)):
-    assert reaches(grad_w_small.grad_fn, leaf)
-    print(f"grad_w depends on {name}:", True)
+assert all(g is not None for g in second)
+
+make_dot(grad_w_small, params={"x": x_small, "w": w_small, "b": b_small, "grad_w": grad_w_small})
 
 # %%
 # Put as little as possible inside your own Function
@@ -544,16 +434,12 @@ print("plain PyTorch gives the same output:", True)
 #   ``reset_parameters`` method and an ``extra_repr``.
 # * Check it against a reference implementation, with ``gradcheck``, and by
 #   training it.
-# * ``once_differentiable`` turns a silent wrong second derivative into a
-#   clear error, but only in a backward pass that runs its error node:
-#   ``.backward()`` does, ``torch.autograd.grad`` with explicit inputs may
-#   not. Confirm with ``gradgradcheck``, and remove the decorator only when
-#   it passes.
+# * Mark ``backward`` ``once_differentiable`` until ``gradgradcheck``
+#   passes without the mark.
 # * A backward built from differentiable operations on saved inputs supports
 #   double backward by itself.
 # * Put as little as possible inside your own Function, and let autograd do
 #   the rest.
 #
-# For the decisions of all the lessons on one page, see :doc:`/summary`.
-# The next lesson turns to forward-mode differentiation, and computes the
-# same derivatives in the other direction.
+# Next, :ref:`lesson-forward-mode`: the other direction of differentiation,
+# and Hessian-vector products that need no second backward pass.

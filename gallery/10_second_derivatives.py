@@ -5,28 +5,20 @@ Beyond: why second derivatives matter
 =====================================
 
 The earlier lessons made custom Functions pass ``gradgradcheck``. This lesson
-shows what that buys you. Three common techniques in deep learning need the
-derivative of a gradient, and each of them runs through any custom Function in
-the model. If that Function does not support double backward, the technique
-fails with an error, or worse, gives silently wrong numbers.
-
-You will learn:
-
-* how to compute a Hessian-vector product with two calls to
-  ``torch.autograd.grad``, and check it against
-  ``torch.autograd.functional.hvp``;
-* how a gradient penalty (as in WGAN-GP) trains a network through the
-  second derivative of its activation;
-* how a physics-informed loss uses :math:`u''(x)`, and why its training step
-  needs a third derivative.
+shows what that buys: three common techniques need the derivative of a
+gradient, and each runs through every custom Function in the model. Through a
+Function without double backward, each one fails with an error or, worse,
+gives silently wrong numbers. The three are a Hessian-vector product, a
+gradient penalty (as in WGAN-GP), and a physics-informed loss that needs
+:math:`u''(x)` and, for training, a third derivative.
 """
 
 # %%
 # Two smooth activations
 # ----------------------
 #
-# Both uses below need an activation function with a smooth derivative, so we
-# write two of them as custom Functions.
+# All three uses need an activation with a smooth derivative, so we write two
+# as custom Functions.
 #
 # ``SmoothReLU`` is the softplus function. Its derivative is the logistic
 # sigmoid :math:`\sigma`:
@@ -166,17 +158,14 @@ assert torch.allclose(hv, full_hessian @ v)
 # The graph behind a Hessian-vector product
 # -----------------------------------------
 #
-# The second call to ``torch.autograd.grad`` works because the gradient
-# :math:`g` is not a plain tensor of numbers: with ``create_graph=True``,
-# autograd also recorded the graph that computed it. The picture below draws
-# that graph for a tiny case, three inputs through ``SmoothReLU`` and a
-# squared loss.
-#
-# Its nodes include the two operations inside ``SmoothReLU.backward``
-# (``SigmoidBackward0`` and the ``MulBackward0`` just above ``g``) and the
-# node ``SmoothReLUBackward`` that the forward pass recorded, and every path
-# ends at the leaf ``x``. The second backward walks this graph from :math:`g`
-# back to ``x``, and that walk is what computes :math:`H v`.
+# The second call works because, with ``create_graph=True``, autograd also
+# recorded the graph that computed :math:`g`. Drawn for a tiny case (three
+# inputs through ``SmoothReLU`` and a squared loss), it holds the operations
+# of ``SmoothReLU.backward`` (``SigmoidBackward0`` and the ``MulBackward0``
+# that makes ``g``) and the node ``SmoothReLUBackward`` of the forward pass,
+# and every path starts at ``x``. The second backward walks it from
+# :math:`g` back to ``x``. ``node_names`` is the helper of
+# :ref:`lesson-saving-intermediates`.
 
 from torchviz import make_dot
 
@@ -186,32 +175,21 @@ loss_tiny = (SmoothReLU.apply(x_tiny) ** 2).sum()
 (g_tiny,) = torch.autograd.grad(loss_tiny, x_tiny, create_graph=True)
 
 
-def walk(fn):
-    """Yield every node of the backward graph under ``fn``."""
-    if fn is not None:
-        yield fn
-        for next_fn, _ in fn.next_functions:
-            yield from walk(next_fn)
+def node_names(node):
+    """The class names of every node in the graph below ``node``."""
+    if node is None:
+        return set()
+    found = {type(node).__name__}
+    for next_node, _ in node.next_functions:
+        found |= node_names(next_node)
+    return found
 
 
-nodes = list(walk(g_tiny.grad_fn))
-print("nodes in the graph of g:")
-for name in sorted({type(node).__name__ for node in nodes}):
-    print("  ", name)
-top_names = {type(fn).__name__ for fn, _ in g_tiny.grad_fn.next_functions}
+print("nodes in the graph of g:", sorted(node_names(g_tiny.grad_fn)))
 assert type(g_tiny.grad_fn).__name__ == "MulBackward0"
-assert "SigmoidBackward0" in top_names
-assert any(type(node).__name__ == "SmoothReLUBackward" for node in nodes)
-ends = [node for node in nodes if not any(fn for fn, _ in node.next_functions)]
-assert all(getattr(node, "variable", None) is x_tiny for node in ends)
+assert {"SigmoidBackward0", "SmoothReLUBackward"} <= node_names(g_tiny.grad_fn)
 
-graph = make_dot(g_tiny, params={"x": x_tiny, "g": g_tiny})
-graph.comment = (
-    "Autograd graph of the gradient g for a tiny SmoothReLU loss: g comes from "
-    "a MulBackward0 node fed by SigmoidBackward0 and by the backward of the "
-    "square through SmoothReLUBackward, and every path leads back to the leaf x."
-)
-graph
+make_dot(g_tiny, params={"x": x_tiny, "g": g_tiny})
 
 # %%
 # Use 2: a gradient penalty
