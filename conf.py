@@ -20,6 +20,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
     "ext.gallery",  # lessons execute once, in `make gallery`; cards are translatable
+    "ext.exercises",  # each exercise's solution, shown on demand under its lesson
     "ext.i18n",  # catalogs are checked, and mirrored into _build before use
     "ext.translate",  # a translated page parses each message once, not twice
     "ext.search",  # a search index that is quick to build, in both languages

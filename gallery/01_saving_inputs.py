@@ -148,3 +148,35 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 #
 # Next, :ref:`lesson-saving-outputs`: the same reasoning when backward needs
 # the result of ``forward``.
+
+
+# %%
+# Exercise
+# --------
+#
+# Write ``Log1pSquare``, a Function for :math:`f(x) = \log(1 + x^2)`, whose
+# derivative :math:`f'(x) = 2x / (1 + x^2)` needs only the input. Then run
+# ``check_log1p_square(Log1pSquare)``: it returns without a word when your
+# Function is right, on a scalar, a vector and a batch, to first and second
+# order, and raises an error that says what is wrong otherwise. A solution is
+# below, for when you are done.
+
+
+def check_log1p_square(function):
+    """Raise unless ``function`` is log(1 + x**2), with both derivatives, on any shape."""
+    for shape in [(), (5,), (2, 3, 4)]:
+        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
+        out = function.apply(x)
+        assert out.shape == x.shape and torch.allclose(out, torch.log1p(x**2)), shape
+        assert gradcheck(function.apply, (x,)) and gradgradcheck(function.apply, (x,))
+
+
+# sphinx_gallery_start_ignore
+# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+import os
+import runpy
+
+here = os.path.dirname(check_log1p_square.__code__.co_filename)
+prove = runpy.run_path(os.path.join(here, "solutions", "prove.py"))["prove"]
+prove(check_log1p_square, "Log1pSquare")
+# sphinx_gallery_end_ignore

@@ -5,9 +5,9 @@ Pattern 2: saving the outputs
 =============================
 
 Some derivatives are easiest to write with the function's own result: the
-derivative of :math:`e^{x}` is :math:`e^{x}`. A Function for it saves its
-*output*. This lesson shows that an output is as safe to save as an input,
-and cheaper than computing the result again.
+exponential is its own derivative. A Function for it saves its *output*. This
+lesson shows that an output is as safe to save as an input, and cheaper than
+computing the result again.
 """
 
 # %%
@@ -59,8 +59,8 @@ assert saved.grad_fn is out.grad_fn
 assert any(node is out.grad_fn for node, _ in grad_x.grad_fn.next_functions)
 
 # %%
-# Saving the output costs no memory
-# ---------------------------------
+# Saving the output costs no extra memory
+# ---------------------------------------
 #
 # The saved tensor shares the output's memory, which the caller usually keeps
 # anyway. Saving ``x`` instead and computing ``torch.exp(x)`` again in
@@ -100,3 +100,36 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 #
 # Next, :ref:`lesson-saving-intermediates`: values that are neither inputs nor
 # outputs.
+
+# %%
+# Exercise
+# --------
+#
+# Write ``Sigmoid``, a Function for the logistic sigmoid
+# :math:`\sigma(x) = 1 / (1 + e^{-x})`, whose derivative
+# :math:`\sigma(x)(1 - \sigma(x))` is easiest written with the output. Then
+# run ``check_sigmoid(Sigmoid)``: it returns without a word when your Function
+# is right and saves its output, and raises an error that says what is wrong
+# otherwise. A solution is below, for when you are done.
+
+
+def check_sigmoid(function):
+    """Raise unless ``function`` is the sigmoid, saves its output, and has both derivatives."""
+    for shape in [(), (5,), (2, 3, 4)]:
+        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
+        out = function.apply(x)
+        assert out.shape == x.shape and torch.allclose(out, torch.sigmoid(x)), shape
+        saved = out.grad_fn.saved_tensors
+        assert len(saved) == 1 and saved[0].grad_fn is out.grad_fn, "save the output only"
+        assert gradcheck(function.apply, (x,)) and gradgradcheck(function.apply, (x,))
+
+
+# sphinx_gallery_start_ignore
+# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+import os
+import runpy
+
+here = os.path.dirname(check_sigmoid.__code__.co_filename)
+prove = runpy.run_path(os.path.join(here, "solutions", "prove.py"))["prove"]
+prove(check_sigmoid, "Sigmoid")
+# sphinx_gallery_end_ignore

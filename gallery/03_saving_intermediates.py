@@ -117,9 +117,10 @@ assert torch.equal(forgetful_second, torch.zeros_like(x))
 # The other way: compute them again in backward
 # ---------------------------------------------
 #
-# ``backward`` may also save only ``x`` and compute the exponentials again.
-# Those operations are recorded like any other, so double backward works
-# with no extra outputs. The trade-off: it saves half the memory, and runs
+# ``forward`` may also save only ``x``, and ``backward`` compute the
+# exponentials again. Those operations are recorded like any other, so double
+# backward works with no extra outputs. The trade-off: it keeps half as many
+# bytes, and runs
 # two more exponentials in every backward pass. ``node_names`` walks a
 # gradient's graph; the recomputed exponentials show up there as
 # ``ExpBackward0``.
@@ -198,3 +199,36 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 #
 # Next, :ref:`lesson-ctx-mistake`: what happens when they are kept on ``ctx``
 # instead.
+
+# %%
+# Exercise
+# --------
+#
+# Write ``XExp``, a Function for :math:`f(x) = x e^{x}`. Its derivative
+# :math:`(1 + x) e^{x}` reuses :math:`e^{x}`, so return :math:`e^{x}` as a
+# second output and save it. Then run ``check_x_exp(XExp)``: it checks both
+# outputs, and both derivatives through the main output alone and through
+# both, and returns without a word when your Function is right. A solution is
+# below, for when you are done.
+
+
+def check_x_exp(function):
+    """Raise unless ``function`` returns (x * exp(x), exp(x)) with both derivatives."""
+    for shape in [(), (5,), (2, 3, 4)]:
+        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
+        out, exp = function.apply(x)
+        assert torch.allclose(exp, torch.exp(x)), "the second output is exp(x)"
+        assert out.shape == x.shape and torch.allclose(out, x * torch.exp(x)), shape
+        for fn in (function.apply, lambda t: function.apply(t)[0]):
+            assert gradcheck(fn, (x,)) and gradgradcheck(fn, (x,))
+
+
+# sphinx_gallery_start_ignore
+# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+import os
+import runpy
+
+here = os.path.dirname(check_x_exp.__code__.co_filename)
+prove = runpy.run_path(os.path.join(here, "solutions", "prove.py"))["prove"]
+prove(check_x_exp, "XExp")
+# sphinx_gallery_end_ignore

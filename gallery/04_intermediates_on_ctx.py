@@ -142,8 +142,8 @@ assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 # The graph: grad_x is cut off from x
 # -----------------------------------
 #
-# With an incoming gradient ``grad_out`` that requires grad, as
-# ``gradgradcheck`` passes, ``grad_x`` gets a graph, but it leads only to
+# With an incoming gradient ``grad_out`` that requires grad, like the one
+# ``gradgradcheck`` supplies, ``grad_x`` gets a graph, but it leads only to
 # ``grad_out``: no path reaches ``x``. ``torch.autograd.grad`` with
 # ``allow_unused=True`` says the same in code, with ``None`` for ``x``.
 
@@ -203,3 +203,47 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 #
 # Next, :ref:`lesson-untracked-backward`: a backward that runs outside
 # PyTorch.
+
+# %%
+# Exercise
+# --------
+#
+# This softplus, :math:`\log(1 + e^{x})`, keeps its derivative, the sigmoid,
+# on ``ctx``. Fix it, then run ``check_softplus(SoftplusOnCtx)``: it returns
+# without a word when the Function has both derivatives right and keeps no
+# tensor on ``ctx``, and raises an error that says what is wrong otherwise. A
+# solution is below, for when you are done.
+
+
+class SoftplusOnCtx(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.sigmoid = torch.sigmoid(x)  # the bug to fix
+        return torch.nn.functional.softplus(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out * ctx.sigmoid
+
+
+def check_softplus(function):
+    """Raise unless ``function`` is softplus, with both derivatives and no tensor on ctx."""
+    for shape in [(), (5,), (2, 3, 4)]:
+        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
+        out = function.apply(x)
+        expected = torch.nn.functional.softplus(x)
+        assert out.shape == x.shape and torch.allclose(out, expected), shape
+        kept = [name for name, value in vars(out.grad_fn).items() if torch.is_tensor(value)]
+        assert not kept, f"tensors kept on ctx: {kept}"
+        assert gradcheck(function.apply, (x,)) and gradgradcheck(function.apply, (x,))
+
+
+# sphinx_gallery_start_ignore
+# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+import os
+import runpy
+
+here = os.path.dirname(check_softplus.__code__.co_filename)
+prove = runpy.run_path(os.path.join(here, "solutions", "prove.py"))["prove"]
+prove(check_softplus, "Softplus")
+# sphinx_gallery_end_ignore

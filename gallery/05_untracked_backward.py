@@ -190,8 +190,8 @@ class Cube(CubeNumpy):
 
 
 # %%
-# NumPy still runs in both passes, inside ``forward`` methods, where autograd
-# never looks. What ``create_graph=True`` records is one node,
+# NumPy still runs in the forward pass and in the first backward pass, inside
+# ``forward`` methods, where autograd never looks. What ``create_graph=True`` records is one node,
 # ``CubeBackwardBackward``: autograd names a Function's node after its class,
 # plus ``Backward``. Its backward uses PyTorch operations on saved inputs, so
 # third and higher derivatives are tracked by autograd itself.
@@ -244,3 +244,37 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 #
 # Next, :ref:`lesson-extending-rules`: the general rules for writing
 # Functions.
+
+# %%
+# Exercise
+# --------
+#
+# Write ``ExpNumpy``, an exponential whose forward and backward both compute
+# in NumPy, with a backward that is a second Function, as ``Cube`` is. Then
+# run ``check_exp_numpy(ExpNumpy)``: it returns without a word when both
+# derivatives are right and the gradient comes from your second Function, and
+# raises an error that says what is wrong otherwise. A solution is below, for
+# when you are done.
+
+
+def check_exp_numpy(function):
+    """Raise unless ``function`` is exp, with a backward that is itself a Function."""
+    for shape in [(), (5,), (2, 3, 4)]:
+        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
+        out = function.apply(x)
+        assert out.shape == x.shape and torch.allclose(out, torch.exp(x)), shape
+        (grad,) = torch.autograd.grad(out.sum(), x, create_graph=True)
+        backward_node = torch.autograd.function.BackwardCFunction
+        assert isinstance(grad.grad_fn, backward_node), "backward is not a Function"
+        assert gradcheck(function.apply, (x,)) and gradgradcheck(function.apply, (x,))
+
+
+# sphinx_gallery_start_ignore
+# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+import os
+import runpy
+
+here = os.path.dirname(check_exp_numpy.__code__.co_filename)
+prove = runpy.run_path(os.path.join(here, "solutions", "prove.py"))["prove"]
+prove(check_exp_numpy, "ExpNumpy")
+# sphinx_gallery_end_ignore

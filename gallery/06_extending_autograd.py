@@ -38,8 +38,8 @@ def double_input(*shape):
 #
 # ``forward`` may take any Python values, but autograd only tracks the tensors
 # that are arguments themselves. A tensor inside a list or a dictionary is
-# invisible to it, even if it requires grad: the node of ``out`` has no edge
-# to ``shift``, and ``shift`` gets no gradient.
+# invisible to it, even if it requires grad: the node of ``hidden`` has no
+# edge to ``shift``, and ``shift`` gets no gradient.
 
 
 class ShiftFromDict(Function):
@@ -80,7 +80,7 @@ check(Shift.apply, double_input(3), double_input(3))
 #
 # ``backward`` receives one gradient per output of ``forward`` and returns one
 # value per input, in order: ``None`` for an input that is not a tensor, and
-# allowed for one that needs no gradient. ``ctx.needs_input_grad`` says which
+# optionally for one that needs no gradient. ``ctx.needs_input_grad`` says which
 # gradients are wanted, so ``backward`` can skip the others. A counter shows
 # the skipped work.
 
@@ -121,7 +121,7 @@ x.grad = None
 check(lambda a, b: ScaledProduct.apply(a, b, 0.5), double_input(3), double_input(3))
 
 # %%
-# Too few values is an error as soon as ``backward`` returns; extra ``None``
+# Returning too few values is an error as soon as ``backward`` returns; extra ``None``
 # values at the end are accepted without a word.
 
 
@@ -314,7 +314,7 @@ check(ExpSaved.apply, double_input(3))
 # A Function may change an input in place, to save memory. It must then tell
 # autograd with ``ctx.mark_dirty`` and return that same tensor, whose history
 # then moves to this Function. ``ExpInPlace`` replaces its input by
-# :math:`e^{x}` and saves it, which is now its output.
+# :math:`e^{x}` and saves the result, which is both its input and its output.
 
 
 class ExpInPlace(Function):

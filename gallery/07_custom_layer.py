@@ -343,7 +343,7 @@ print("gradcheck, gradgradcheck pass; penalty gradients match F.linear")
 # The graph of the gradient
 # -------------------------
 #
-# The graph behind ``grad_w``, the weight's gradient taken with
+# Below is the graph behind ``grad_w``, the weight's gradient taken with
 # ``create_graph=True`` on a small example. ``grad_w`` comes from
 # ``MmBackward0``, the product :math:`g^\top x` recorded inside our
 # ``backward``. One branch above it is the incoming gradient :math:`g = 2y`

@@ -40,7 +40,8 @@ assert torch.allclose(y_tangent, torch.cos(x) * v)
 #
 # Take :math:`f(x) = x \sin x`, with :math:`f'(x) = \sin x + x \cos x`.
 # ``jvp`` receives one tangent per input and returns one per output, here
-# :math:`f'(x)` times the input's tangent. It reads its tensors from
+# :math:`f'(x)` times the input's tangent. Inside ``jvp``,
+# ``ctx.saved_tensors`` holds what ``forward`` passed to
 # ``ctx.save_for_forward``, a store separate from ``save_for_backward``.
 
 

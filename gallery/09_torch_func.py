@@ -8,9 +8,9 @@ Beyond: custom Functions under torch.func
 into a batched version, ``jacrev``, ``jacfwd`` and ``hessian`` into
 derivative matrices. They compose, so ``grad(grad(f))`` is a second
 derivative. A custom Function takes part when it is written in the
-``setup_context`` style (:ref:`lesson-extending-rules`, rule 9), and each
-transform asks for something more. This lesson adds those pieces one at a
-time and checks every result against a formula.
+``setup_context`` style, and each transform asks for something more. This
+lesson adds those pieces one at a time and checks every result against a
+formula.
 """
 
 # %%
@@ -18,8 +18,9 @@ time and checks every result against a formula.
 # -------------------------------------------
 #
 # ``forward`` takes only the inputs; ``setup_context(ctx, inputs, output)``
-# saves what ``backward`` needs, here the output, since
-# :math:`\tanh'(x) = 1 - \tanh(x)^2`. ``generate_vmap_rule = True`` lets
+# (:ref:`lesson-extending-rules`, rule 9) saves what ``backward`` needs, here
+# the output, since :math:`\tanh'(x) = 1 - \tanh(x)^2`.
+# ``generate_vmap_rule = True`` lets
 # ``vmap`` batch the Function by running its methods under ``vmap``
 # themselves, which works when they use only PyTorch operations.
 

@@ -30,7 +30,7 @@ gradient penalty (as in WGAN-GP), and a physics-informed loss that needs
 #
 # Its backward needs only the input, so it saves the input (pattern 1).
 #
-# ``Tanh`` is the hyperbolic tangent. Its derivative can be written with its
+# ``Tanh`` computes :math:`\tanh`. Its derivative can be written with its
 # own output :math:`y = \tanh(x)`:
 #
 # .. math::

@@ -92,7 +92,7 @@ print("path to x:", torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0])
 assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 
 # %%
-# Two other messages have met you in earlier lessons.
+# You met two other messages in earlier lessons.
 # "Numerical gradient for function expected to be zero"
 # (:ref:`lesson-untracked-backward`) means nothing in ``backward`` was
 # tracked, so its result has no graph at all: code outside PyTorch. A

@@ -70,6 +70,7 @@ TABLE = {
         apply("SinhSavedIntermediates"),
         UNARY,
     ),
+    ("04_intermediates_on_ctx", "SoftplusOnCtx"): (FIRST_ONLY, apply("SoftplusOnCtx"), UNARY),
     ("05_untracked_backward", "CubeNumpy"): (FIRST_ONLY, apply("CubeNumpy"), UNARY),
     ("05_untracked_backward", "CubeOnce"): (FIRST_ONLY, apply("CubeOnce"), UNARY),
     ("05_untracked_backward", "CubeBackward"): (DOUBLE, apply("CubeBackward"), PAIR),
@@ -134,6 +135,35 @@ TABLE = {
     ("11_diagnosing", "ScaleFunction"): (DOUBLE, apply("ScaleFunction"), BROADCAST),
     ("11_diagnosing", "ScaleHalfDetached"): (FIRST_ONLY, apply("ScaleHalfDetached"), BROADCAST),
     ("11_diagnosing", "FixedSoftplusFunction"): (DOUBLE, apply("FixedSoftplusFunction"), UNARY),
+    ("13_torch_compile", "Softplus"): (DOUBLE, apply("Softplus"), UNARY),
+    ("14_cost", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
+    ("15_error_index", "Cube"): (DOUBLE, apply("Cube"), UNARY),
+    ("15_error_index", "CubeOnce"): (FIRST_ONLY, apply("CubeOnce"), UNARY),
+    ("15_error_index", "CubeOnCtx"): (FIRST_ONLY, apply("CubeOnCtx"), UNARY),
+    ("15_error_index", "CubeNumpy"): (DEMO, None, None),  # .numpy() raises under grad mode
+    ("15_error_index", "CubeAllNumpy"): (FIRST_ONLY, apply("CubeAllNumpy"), UNARY),
+    ("15_error_index", "CubeJittery"): (DEMO, None, None),
+    ("15_error_index", "Scale"): (DEMO, None, None),
+    ("15_error_index", "CubeInPlace"): (DEMO, None, None),
+    ("15_error_index", "CubeNoMaterialize"): (DEMO, None, None),
+    ("15_error_index", "CubeForgotSaveForForward"): (
+        DOUBLE,
+        apply("CubeForgotSaveForForward"),
+        UNARY,
+    ),
+    ("15_error_index", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
+    ("15_error_index", "CubeDetached"): (FIRST_ONLY, apply("CubeDetached"), UNARY),
+}
+
+# The exercises' solutions (gallery/solutions), which a reader copies too:
+# (file stem, Function) -> how to call it.
+SOLUTIONS = {
+    ("01_log1p_square", "Log1pSquare"): apply("Log1pSquare"),
+    ("02_sigmoid", "Sigmoid"): apply("Sigmoid"),
+    ("03_x_exp", "XExp"): apply("XExp"),
+    ("04_softplus", "Softplus"): apply("Softplus"),
+    ("05_exp_numpy", "ExpNumpy"): apply("ExpNumpy"),
+    ("05_exp_numpy", "ExpNumpyBackward"): apply("ExpNumpyBackward"),
 }
 
 # Functions written for one rank of input, which they assert.
@@ -199,3 +229,24 @@ def test_a_function_for_one_rank_rejects_the_others(key):
     fn = TABLE[key][1](namespace(key[0]))
     with pytest.raises(AssertionError, match="takes"):
         fn(*inputs(RANK_ONLY[key], 0))
+
+
+@pytest.mark.parametrize("key", list(SOLUTIONS), ids=[f"{s}.{n}" for s, n in SOLUTIONS])
+def test_every_solution_is_right_on_several_shapes(key):
+    path = LESSONS[0].parent / "solutions" / f"{key[0]}.py"
+    fn = SOLUTIONS[key](runpy.run_path(str(path)))
+    shapes = PAIR if key[1] == "ExpNumpyBackward" else UNARY
+    for seed, shape in enumerate(shapes):
+        args = inputs(shape, seed)
+        assert gradcheck(fn, args) and gradgradcheck(fn, args), shape
+
+
+def test_the_table_of_solutions_is_complete():
+    folder = LESSONS[0].parent / "solutions"
+    found = set()
+    for path in folder.glob("[0-9][0-9]_*.py"):
+        for name, value in runpy.run_path(str(path)).items():
+            if isinstance(value, type) and issubclass(value, torch.autograd.Function):
+                if value is not torch.autograd.Function:
+                    found.add((path.stem, name))
+    assert found == set(SOLUTIONS)
