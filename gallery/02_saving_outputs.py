@@ -82,8 +82,9 @@ assert gradcheck(MyExp.apply, inputs) and gradgradcheck(MyExp.apply, inputs)
 print("gradcheck and gradgradcheck pass")
 
 # %%
-# From ``x``, a path runs through ``MyExpBackward`` to ``out`` and on, through
-# ``MulBackward0``, to ``grad_x``. The orange ``result`` is the saved output.
+# From ``x``, a path runs to ``MyExpBackward``, which leads both to ``out``
+# and, through ``MulBackward0``, to ``grad_x``. The orange ``result`` is the
+# saved output.
 
 from torchviz import make_dot
 

@@ -119,9 +119,9 @@ assert torch.equal(forgetful_second, torch.zeros_like(x))
 #
 # ``forward`` may also save only ``x``, and ``backward`` compute the
 # exponentials again. Those operations are recorded like any other, so double
-# backward works with no extra outputs. The trade-off: it keeps half as many
-# bytes, and runs
-# two more exponentials in every backward pass. ``node_names`` walks a
+# backward works with no extra outputs. The trade-off: it saves only the
+# input, which the caller usually keeps anyway, instead of two new tensors, and
+# runs two more exponentials in every backward pass. ``node_names`` walks a
 # gradient's graph; the recomputed exponentials show up there as
 # ``ExpBackward0``.
 
@@ -207,9 +207,9 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # Write ``XExp``, a Function for :math:`f(x) = x e^{x}`. Its derivative
 # :math:`(1 + x) e^{x}` reuses :math:`e^{x}`, so return :math:`e^{x}` as a
 # second output and save it. Then run ``check_x_exp(XExp)``: it checks both
-# outputs, and both derivatives through the main output alone and through
-# both, and returns without a word when your Function is right. A solution is
-# below, for when you are done.
+# outputs, and both derivatives of the Function used with both outputs and with
+# the main output alone, and returns without a word when your Function is
+# right. A solution is below, for when you are done.
 
 
 def check_x_exp(function):
@@ -218,6 +218,8 @@ def check_x_exp(function):
         x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
         out, exp = function.apply(x)
         assert torch.allclose(exp, torch.exp(x)), "the second output is exp(x)"
+        saved = out.grad_fn.saved_tensors
+        assert any(t.grad_fn is out.grad_fn and torch.equal(t, exp) for t in saved), "save exp(x)"
         assert out.shape == x.shape and torch.allclose(out, x * torch.exp(x)), shape
         for fn in (function.apply, lambda t: function.apply(t)[0]):
             assert gradcheck(fn, (x,)) and gradgradcheck(fn, (x,))

@@ -145,7 +145,8 @@ assert torch.equal(second_derivative(CubeOnce.apply, x), torch.full_like(x, 2.0)
 # %%
 # So the marker documents the limit and turns many mistakes into a clear
 # error, but the test to rely on is ``gradgradcheck``, which fails for the
-# marked Function too (it names its inputs, like case 2).
+# marked Function too (it calls ``torch.autograd.grad`` with explicit inputs,
+# like case 2, so the error node never runs).
 
 try:
     gradgradcheck(CubeOnce.apply, inputs)
@@ -169,7 +170,7 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 #    \bar{g} = 3x^2 \, \bar{b}, \quad \bar{x} = 6x \, g \, \bar{b}
 
 
-class CubeBackward(torch.autograd.Function):
+class CubeGrad(torch.autograd.Function):
     @staticmethod
     def forward(ctx, grad_out, x):
         ctx.save_for_backward(grad_out, x)
@@ -186,14 +187,14 @@ class Cube(CubeNumpy):
     @staticmethod
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
-        return CubeBackward.apply(grad_out, x)
+        return CubeGrad.apply(grad_out, x)
 
 
 # %%
 # NumPy still runs in the forward pass and in the first backward pass, inside
-# ``forward`` methods, where autograd never looks. What ``create_graph=True`` records is one node,
-# ``CubeBackwardBackward``: autograd names a Function's node after its class,
-# plus ``Backward``. Its backward uses PyTorch operations on saved inputs, so
+# ``forward`` methods, where autograd never looks. What ``create_graph=True``
+# records is one node, ``CubeGradBackward``: autograd names a Function's node
+# after its class, plus ``Backward``. Its backward uses PyTorch operations on saved inputs, so
 # third and higher derivatives are tracked by autograd itself.
 
 (grad_x,) = torch.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
@@ -202,7 +203,7 @@ class Cube(CubeNumpy):
 print("grad_x.grad_fn:", type(grad_x.grad_fn).__name__)
 print("derivatives:", grad_x.tolist(), grad2.tolist(), grad3.tolist())
 print("h''(x):", second_derivative(Cube.apply, x))
-assert type(grad_x.grad_fn).__name__ == "CubeBackwardBackward"
+assert type(grad_x.grad_fn).__name__ == "CubeGradBackward"
 assert torch.allclose(grad2, 6 * x) and torch.allclose(grad3, torch.full_like(x, 6.0))
 assert torch.allclose(second_derivative(Cube.apply, x), 6 * x + 2)
 
@@ -212,16 +213,16 @@ assert torch.allclose(second_derivative(Cube.apply, x), 6 * x + 2)
 assert torch.allclose(ours, reference)
 
 # %%
-# Both Functions pass both checks. ``CubeBackward`` is checked with respect to
+# Both Functions pass both checks. ``CubeGrad`` is checked with respect to
 # both of its inputs; its ``gradgradcheck`` covers the cube's third derivative.
 
 assert gradcheck(Cube.apply, inputs) and gradgradcheck(Cube.apply, inputs)
 pair = tuple(torch.randn(4, dtype=torch.float64, requires_grad=True) for _ in range(2))
-assert gradcheck(CubeBackward.apply, pair) and gradgradcheck(CubeBackward.apply, pair)
-print("Cube and CubeBackward pass gradcheck and gradgradcheck")
+assert gradcheck(CubeGrad.apply, pair) and gradgradcheck(CubeGrad.apply, pair)
+print("Cube and CubeGrad pass gradcheck and gradgradcheck")
 
 # %%
-# In the graph, ``CubeBackwardBackward`` saved ``x`` and the incoming
+# In the graph, ``CubeGradBackward`` saved ``x`` and the incoming
 # ``grad_out``, and leads back to ``x``.
 
 from torchviz import make_dot

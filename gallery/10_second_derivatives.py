@@ -74,9 +74,7 @@ class Tanh(torch.autograd.Function):
 # Checking both Functions
 # -----------------------
 #
-# Before using a Function in a model, test it. ``gradcheck`` tests backward,
-# and ``gradgradcheck`` tests the graph that backward records. Both run in
-# ``float64``.
+# Before using a Function in a model, test it, as in every lesson.
 
 from torch.autograd import gradcheck, gradgradcheck
 

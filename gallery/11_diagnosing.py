@@ -69,7 +69,8 @@ assert message.startswith(MISMATCH)
 #   row per entry of the input. Here it is diagonal, with :math:`v f''(x)`.
 # * **analytical** is the same Jacobian through the graph that ``backward``
 #   recorded. **All zeros** means the result is cut off from the input:
-#   look for ``.detach()``, a tensor kept on ``ctx``, ``torch.no_grad()``, or
+#   look for ``.detach()``, a tensor kept on ``ctx``, part of ``backward``
+#   under ``torch.no_grad()``, or
 #   ``@once_differentiable`` in ``backward``.
 #
 # Both sides, confirmed by hand: a central difference of ``backward``'s result
@@ -94,8 +95,9 @@ assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 # %%
 # You met two other messages in earlier lessons.
 # "Numerical gradient for function expected to be zero"
-# (:ref:`lesson-untracked-backward`) means nothing in ``backward`` was
-# tracked, so its result has no graph at all: code outside PyTorch. A
+# (:ref:`lesson-untracked-backward`) means ``backward``'s result has no graph
+# at all: code outside PyTorch, or a backward run wholly under
+# ``torch.no_grad()`` or detached as a whole. A
 # "Jacobian mismatch" whose analytical side is *not* zero means ``backward``
 # is tracked but part of it is cut off or wrong; that is what one broken
 # Function inside a model looks like, below.
@@ -237,9 +239,9 @@ class LinearFunction(torch.autograd.Function):
 
 class SoftplusFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x):
-        ctx.sigmoid = torch.sigmoid(x)  # the planted mistake
-        return torch.nn.functional.softplus(x)
+    def forward(ctx, z):
+        ctx.sigmoid = torch.sigmoid(z)  # the planted mistake
+        return torch.nn.functional.softplus(z)
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -353,6 +355,7 @@ def check_all(model):
 
 torch.manual_seed(1)
 assert check_all(model) == ["softplus"]
+assert check_module(model.softplus, in_features["softplus"]) == [True, False]
 
 # %%
 # Technique 2: walk the graph
@@ -449,10 +452,26 @@ except GradcheckError as error:
 assert half == {"ScaleHalfDetachedBackward": True}
 assert half_line.startswith("Jacobian mismatch for output 0 with respect to input 1")
 
+
+class TimesTwo(torch.autograd.Function):
+    """Linear: its backward rightly uses nothing saved, and the walk flags it."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return 2 * x
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return 2 * grad_out
+
+
+assert connected_backwards(TimesTwo.apply(x), x) == {"TimesTwoBackward": False}
+assert gradgradcheck(TimesTwo.apply, (x,))
+
 # %%
-# One more clue: a Function's node is its ``ctx``, so the tensors that
-# ``forward`` kept as attributes can be read from it. Only the softplus has
-# one.
+# One more clue: the tensors that ``forward`` kept as attributes of ``ctx``
+# can be read from the node (:ref:`lesson-extending-rules`, rule 4). Only the
+# softplus has one.
 
 nodes = custom_nodes(model(x))
 kept = {
@@ -483,7 +502,8 @@ to_weight, to_x = torch.autograd.grad(
     grad_x.sum(), (weight, x), allow_unused=True, retain_graph=True
 )
 assert to_weight is not None and to_x is None and not out.grad_fn.saved_tensors
-labels = {"x": x, "grad_x": grad_x, "out": out, "linear weight": weight}
+bias = model.linear.params[1]
+labels = {"x": x, "grad_x": grad_x, "out": out, "linear weight": weight, "linear bias": bias}
 make_dot((grad_x, x, out), params=labels)
 
 # %%
@@ -497,14 +517,14 @@ make_dot((grad_x, x, out), params=labels)
 
 class FixedSoftplusFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return torch.nn.functional.softplus(x)
+    def forward(ctx, z):
+        ctx.save_for_backward(z)
+        return torch.nn.functional.softplus(z)
 
     @staticmethod
     def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return grad_out * torch.sigmoid(x)
+        (z,) = ctx.saved_tensors
+        return grad_out * torch.sigmoid(z)
 
 
 model.softplus = Layer(FixedSoftplusFunction)
@@ -515,7 +535,8 @@ assert all(connected_backwards(model(x), x).values())
 out = model[:2](x)
 (grad_x,) = torch.autograd.grad(out.sum(), x, create_graph=True)
 assert torch.autograd.grad(grad_x.sum(), x, retain_graph=True)[0] is not None
-make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out, "linear weight": weight})
+labels.update({"grad_x": grad_x, "out": out})
+make_dot((grad_x, x, out), params=labels)
 
 # %%
 # Summary

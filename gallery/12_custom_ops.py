@@ -23,9 +23,10 @@ it, repairs it, and tests it with ``torch.library.opcheck``.
 #   the operator's schema (``mutates_args=()`` says it changes no input);
 # * ``register_fake``: what the output looks like (shape, dtype, device),
 #   computed without data, so that ``torch.compile`` can trace through it;
-# * ``register_autograd(backward, setup_context=...)``, with the same
-#   ``setup_context`` and ``backward`` as a ``torch.autograd.Function`` in the
-#   newer style.
+# * ``register_autograd(backward, setup_context=...)``, with the
+#   ``setup_context(ctx, inputs, output)`` and ``backward`` of a
+#   ``torch.autograd.Function`` in the newer style (these exact parameter
+#   names: they are passed by keyword).
 
 import numpy as np
 import torch
@@ -106,14 +107,24 @@ numpy_sin_untracked.register_autograd(
 )
 
 assert gradcheck(numpy_sin_untracked, (x,))
-(grad_x,) = torch.autograd.grad(numpy_sin_untracked(x).sum(), x, create_graph=True)
-try:
-    torch.autograd.grad(grad_x.sum(), x)
-    message = ""
-except RuntimeError as error:
-    message = str(error)
-    print("RuntimeError:", message)
-assert "no autograd formula was registered" in message
+
+
+def second_passes():
+    """Three ways to ask for the second derivative."""
+    yield lambda grad: grad.sum().backward()
+    yield lambda grad: torch.autograd.grad(grad.sum(), x)
+    yield lambda grad: torch.autograd.grad(grad.sum(), x, allow_unused=True)
+
+
+messages = []
+for second_pass in second_passes():
+    (grad_x,) = torch.autograd.grad(numpy_sin_untracked(x).sum(), x, create_graph=True)
+    try:
+        second_pass(grad_x)
+    except RuntimeError as error:
+        messages.append(str(error))
+print("RuntimeError:", messages[0])
+assert len(messages) == 3 and all("no autograd formula was registered" in m for m in messages)
 
 # %%
 # The cure: the inner operator gets a gradient too
@@ -155,8 +166,9 @@ for name, result in results.items():
 assert set(results.values()) == {"SUCCESS"}
 
 # %%
-# A fake implementation that gets the shape wrong passes ``gradcheck`` (the
-# real computation is right) but fails ``opcheck``:
+# An operator whose fake implementation gets the shape wrong passes
+# ``gradcheck`` (the real computation and its gradient are right) but fails
+# ``opcheck``:
 
 
 @torch.library.custom_op("dbw::numpy_sin_bad_fake", mutates_args=())
@@ -169,6 +181,8 @@ def _(x):
     return x.new_empty(x.shape[:-1])  # wrong: drops the last dimension
 
 
+numpy_sin_bad_fake.register_autograd(sin_backward, setup_context=save_input)
+assert gradcheck(numpy_sin_bad_fake, (x,))
 try:
     torch.library.opcheck(numpy_sin_bad_fake, (x.detach(),))
     error = None
@@ -182,23 +196,34 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 # custom_op or autograd.Function?
 # -------------------------------
 #
-# ====================== ================================= ==================================
-# \                      ``torch.autograd.Function``       ``torch.library.custom_op``
-# ====================== ================================= ==================================
-# What it wraps          PyTorch operations you want to    code PyTorch cannot see: NumPy,
-#                        differentiate your own way        C++ or CUDA kernels
-# ``torch.compile``      traced into, with the limits of   one opaque operator (needs
-#                        :ref:`lesson-torch-compile`       ``register_fake``)
-# ``torch.func``         yes, with ``setup_context`` and   ``grad`` and ``jvp`` refuse it
-#                        a vmap rule                       (as of this build's PyTorch)
-# Double backward        ``backward`` in PyTorch           ``backward`` in operators with
-#                        operations                        a registered gradient
-# A backward that        silently constant, or an error    always an error
-# leaves PyTorch
-# Tests                  ``gradcheck``, ``gradgradcheck``  the same, plus ``opcheck``
-# ====================== ================================= ==================================
+# .. list-table::
+#    :header-rows: 1
 #
-# The ``torch.func`` row, checked on this build:
+#    * -
+#      - ``torch.autograd.Function``
+#      - ``torch.library.custom_op``
+#    * - What it wraps
+#      - any Python code, run eagerly
+#      - code PyTorch cannot see (NumPy, C++ or CUDA kernels), as one operator
+#    * - ``torch.compile``
+#      - traced into, with the limits of :ref:`lesson-torch-compile`
+#      - one opaque operator (needs ``register_fake``)
+#    * - ``torch.func``
+#      - yes, with ``setup_context`` and a vmap rule
+#      - ``grad`` and ``jacrev`` refuse it; ``jvp`` and ``jacfwd`` silently
+#        give a zero tangent
+#    * - Double backward
+#      - ``backward`` in PyTorch operations
+#      - ``backward`` in operators that have a gradient
+#    * - A backward that leaves PyTorch
+#      - silently constant, or an error
+#      - an error if it calls an operator without a gradient; silently constant
+#        if it calls NumPy itself
+#    * - Tests
+#      - ``gradcheck``, ``gradgradcheck``
+#      - the same, plus ``opcheck``
+#
+# The ``torch.func`` row, checked on this build's PyTorch:
 
 try:
     torch.func.grad(lambda t: numpy_sin(t).sum())(x.detach())
@@ -206,7 +231,11 @@ try:
 except RuntimeError as error:
     message = str(error).split(". ")[0]
     print("torch.func.grad:", message)
+ones = torch.ones_like(x)
+_, tangent = torch.func.jvp(numpy_sin, (x.detach(),), (ones,))
+print("torch.func.jvp tangent is zero:", bool((tangent == 0).all()), "| cos(x) is not")
 assert "must override the setup_context staticmethod" in message
+assert torch.equal(tangent, torch.zeros_like(x)) and not torch.allclose(tangent, torch.cos(x))
 
 # %%
 # Summary

@@ -12,9 +12,9 @@ wrong gradient, depending on how it is compiled), and a structure that
 works, checked against eager mode.
 
 It compiles with ``backend="aot_eager"``: the same capture (Dynamo) and the
-same forward/backward split (AOTAutograd) as the default ``inductor``
-backend, where double backward stops, but without generating code, so it runs
-on a CPU in a moment.
+same split into a forward and a backward graph (AOTAutograd) as the default
+``inductor`` backend, without generating code, so it runs on a CPU in a
+moment. The split is where double backward stops.
 """
 
 # %%
@@ -72,13 +72,13 @@ eager = penalty_grads(critic)
 assert all(g is not None for g in eager)
 
 # %%
-# Through a compiled critic: the error
-# ------------------------------------
+# Through a compiled critic: an error, or a value that skips it
+# -------------------------------------------------------------
 #
 # The first derivative goes through the compiled backward; the penalty's
-# gradient would have to differentiate that backward. AOTAutograd refuses,
-# whether the second derivative is asked for by ``.backward()`` or by
-# ``torch.autograd.grad``.
+# gradient would have to differentiate that backward. AOTAutograd attaches an
+# error node to it, and a second pass that reaches the node raises, by
+# ``.backward()`` or by ``torch.autograd.grad``.
 
 compiled = torch.compile(critic, backend="aot_eager")
 messages = []
@@ -92,21 +92,45 @@ expected = "torch.compile with aot_autograd does not currently support double ba
 assert messages == [expected, expected]
 
 # %%
-# Two ways to be silently wrong
-# -----------------------------
+# Like ``@once_differentiable`` (:ref:`lesson-untracked-backward`), the error
+# node hangs off the compiled backward's results, not off the inputs. When the
+# compiled part is one term among others, ``torch.autograd.grad`` with explicit
+# inputs never reaches it: for :math:`h(x) = e^{x} + x^2`, with the
+# exponential compiled, it returns :math:`h''(x) = 2` instead of
+# :math:`e^{x} + 2`, with no error.
+
+compiled_exp = torch.compile(torch.exp, backend="aot_eager")
+x = torch.tensor([0.0, 1.0], dtype=torch.float64, requires_grad=True)
+(grad,) = torch.autograd.grad((compiled_exp(x) + x**2).sum(), x, create_graph=True)
+(second,) = torch.autograd.grad(grad.sum(), x)
+print("h''(x):", second, "expected:", torch.exp(x).detach() + 2)
+assert torch.equal(second, torch.full_like(x, 2.0))
+
+# %%
+# Two more ways to be silently wrong
+# ----------------------------------
 #
 # Compiling without AOTAutograd (``backend="eager"``) runs the captured graph
-# with ordinary autograd, so nothing complains. For built-in operations that
-# is right. But the custom Function's backward, captured by Dynamo, is not
-# differentiated again: the penalty's gradients come out wrong, with no error.
+# with ordinary autograd, so nothing complains, and for built-in operations the
+# result is right. But a custom Function's backward, as Dynamo captures it,
+# returns a result cut off from ``x`` and from the incoming gradient, as if
+# both were detached: the penalty's gradients come out wrong, and the first
+# layer's bias and the last weight get none at all.
 #
-# Computing the inner gradient with ``torch.func.grad`` inside the compiled
-# function is just as quiet: Dynamo replaces the Function's own backward by
-# the derivative of its forward (`pytorch/pytorch#193279
-# <https://github.com/pytorch/pytorch/issues/193279>`__), and here the
-# penalty's gradients differ from eager mode too.
+# The same happens when the inner gradient is computed with ``torch.func.grad``
+# inside the compiled function.
 
+
+class SoftplusModule(nn.Module):
+    def forward(self, x):
+        return nn.functional.softplus(x)
+
+
+twin = nn.Sequential(nn.Linear(2, 16), SoftplusModule(), nn.Linear(16, 1, bias=False))
+twin = twin.double()
+twin.load_state_dict(critic.state_dict())
 torch._dynamo.reset()
+builtin = penalty_grads(torch.compile(twin, backend="eager"))
 dynamo_only = penalty_grads(torch.compile(critic, backend="eager"))
 
 
@@ -127,10 +151,20 @@ inner = torch.autograd.grad(
 )
 assert torch.allclose(penalty(critic), functional_penalty(params, x_hat))
 
-for name, grads in (("backend='eager'", dynamo_only), ("torch.func.grad", inner)):
-    same = all(g is not None and torch.allclose(g, e) for g, e in zip(grads, eager))
-    print(f"{name:16} gradients equal eager mode: {same}")
-    assert not same
+
+def same(grads):
+    return all(g is not None and torch.allclose(g, e) for g, e in zip(grads, eager))
+
+
+for name, grads in (
+    ("built-in softplus, backend='eager'", builtin),
+    ("custom Function, backend='eager'", dynamo_only),
+    ("custom Function, torch.func.grad", inner),
+):
+    print(f"{name:35} gradients equal eager mode: {same(grads)}")
+assert same(builtin) and not same(dynamo_only) and not same(inner)
+for grads in (dynamo_only, inner):
+    assert grads[0] is not None and grads[1] is None and grads[2] is None
 
 # %%
 # What works: compile what is differentiated once
@@ -165,10 +199,12 @@ assert all(torch.allclose(s, r) for s, r in zip(split, reference))
 # -------
 #
 # * A backward compiled by AOTAutograd (every backend but ``"eager"``) cannot
-#   be differentiated: the second pass raises.
+#   be differentiated: a second pass that reaches it raises, and
+#   ``torch.autograd.grad`` with explicit inputs can pass it by with a wrong
+#   value.
 # * With a custom Function inside, ``backend="eager"`` and ``torch.func.grad``
 #   inside the compiled function give wrong second derivatives without a word
-#   on this build's PyTorch.
+#   on this build's PyTorch: the Function's backward comes out detached.
 # * Compile what is differentiated once; run the path that is differentiated
 #   twice in eager mode, and check the step against eager mode.
 #

@@ -5,13 +5,13 @@ Every error message, with its cause and its fix
 ===============================================
 
 The messages a reader meets while writing Functions that support double
-backward, grouped by what went wrong, each followed by what causes it, what
-fixes it, and the lesson that explains it. Every message below is printed by a
-minimal example that ran when this page was built, so it is the exact text
-of the PyTorch that built it. The last group has no message at all: the
-symptoms of a second derivative that is silently wrong.
+backward, grouped by what went wrong, each with its cause, its fix, and the
+lesson that explains it; and the symptoms of a second derivative that is
+silently wrong.
 
-Paste a message into the search box to land on its entry.
+Every message on this page is printed by a minimal example that ran when the
+page was built, so it is the exact text of the PyTorch that built it. Paste a
+message into the search box to land on its entry.
 """
 
 # %%
@@ -95,8 +95,9 @@ assert "marked with @once_differentiable" in message
 #
 # **Cause:** the gradient you differentiate has no graph: its ``backward`` used
 # only values autograd cannot follow (tensors kept on ``ctx``, NumPy), and the
-# incoming gradient was a constant. **Fix:** as for the next entries; it is
-# the same mistake. :ref:`lesson-ctx-mistake`
+# incoming gradient was a constant. **Fix:** save what ``backward`` needs as
+# inputs or outputs, or compute it in ``backward`` (:ref:`lesson-ctx-mistake`);
+# for code outside PyTorch, a second Function (:ref:`lesson-untracked-backward`).
 
 
 class CubeOnCtx(Function):
@@ -213,12 +214,14 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # ``Jacobian mismatch for output 0 with respect to input 0``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** from ``gradgradcheck`` with an all-zero analytical Jacobian:
+# **Cause:** from ``gradcheck``, the first derivative is wrong: the formula in
+# ``backward``. From ``gradgradcheck`` with an all-zero analytical Jacobian,
 # ``backward`` used a value cut off from the input (a tensor on ``ctx``, a
-# ``.detach()``, ``torch.no_grad()``, ``@once_differentiable``); with a
-# nonzero one, part of ``backward`` is cut off or its formula is wrong.
-# **Fix:** save inputs and outputs with ``save_for_backward`` and compute the
-# rest in ``backward`` with PyTorch operations. :ref:`lesson-diagnosing`
+# ``.detach()``, part of it under ``torch.no_grad()``,
+# ``@once_differentiable``); with a nonzero one, part of ``backward`` is cut
+# off or its formula is wrong. **Fix:** save inputs and outputs with
+# ``save_for_backward`` and compute the rest in ``backward`` with PyTorch
+# operations. :ref:`lesson-diagnosing`
 
 message = message_of(GradcheckError, lambda: gradgradcheck(CubeOnCtx.apply, (x,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
@@ -227,9 +230,11 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 # ``Numerical gradient for function expected to be zero``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** nothing in ``backward`` was tracked, so its result has no graph:
-# code outside PyTorch. **Fix:** pattern 4, a second Function for the
-# backward. :ref:`lesson-untracked-backward`
+# **Cause:** ``backward``'s result has no graph at all: code outside PyTorch,
+# or a backward run wholly under ``torch.no_grad()`` or detached as a whole.
+# **Fix:** for code outside PyTorch, pattern 4, a second Function for the
+# backward (:ref:`lesson-untracked-backward`); otherwise remove the
+# ``no_grad`` or the ``detach``.
 
 
 class CubeAllNumpy(Cube):
@@ -432,8 +437,9 @@ assert "You must implement the jvp function" in message
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** a ``torch.func`` transform met a Function whose ``forward`` takes
-# ``ctx`` (or a custom operator). **Fix:** split ``forward`` and
-# ``setup_context``. :ref:`lesson-extending-rules`
+# ``ctx``, or a custom operator. **Fix:** for a Function, split ``forward`` and
+# ``setup_context`` (:ref:`lesson-extending-rules`); a custom operator cannot
+# take part, so write that part as a Function (:ref:`lesson-custom-ops`).
 
 message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: Cube.apply(t).sum())(x))
 assert "it must override the setup_context staticmethod" in message
@@ -517,10 +523,10 @@ assert (
 # ~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** ``torch.autograd.grad(..., allow_unused=True)`` found no path to
-# that input: a tensor passed inside a list or dictionary,
-# ``mark_non_differentiable``, or the error node of ``@once_differentiable``.
-# **Fix:** pass tensors as arguments; see :ref:`lesson-extending-rules` and
-# :ref:`lesson-untracked-backward`.
+# that input. **Fix:** for a tensor passed inside a list or dictionary, pass
+# it as an argument; for an output marked ``mark_non_differentiable``, that is
+# the mark working (:ref:`lesson-extending-rules`); behind
+# ``@once_differentiable``, see its first entry above.
 
 (grad,) = torch.autograd.grad(torch.tanh(CubeOnce.apply(x)).sum(), x, create_graph=True)
 print("second derivative:", torch.autograd.grad(grad.sum(), x, allow_unused=True)[0])
@@ -531,10 +537,11 @@ assert torch.autograd.grad(grad.sum(), x, allow_unused=True)[0] is None
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** an untracked piece is added to tracked ones, so autograd
-# differentiates only the tracked part. Also the result of ``torch.compile``
-# with ``backend="eager"`` or ``torch.func.grad`` around a custom Function
-# (:ref:`lesson-torch-compile`). **Fix:** pattern 4.
-# :ref:`lesson-untracked-backward`
+# differentiates only the tracked part. **Fix:** pattern 4
+# (:ref:`lesson-untracked-backward`). The same symptom comes from a custom
+# Function under ``torch.compile`` with ``backend="eager"``, or under
+# ``torch.func.grad`` inside a compiled function; there the fix is to keep
+# that path in eager mode (:ref:`lesson-torch-compile`).
 
 
 def cube_plus_square(function):
@@ -545,6 +552,19 @@ def cube_plus_square(function):
 print("computed:", cube_plus_square(CubeOnCtx), "true:", cube_plus_square(Cube))
 assert torch.equal(cube_plus_square(CubeOnCtx), torch.full_like(x, 2.0))
 assert torch.allclose(cube_plus_square(Cube), 6 * x + 2)
+
+# %%
+# A tangent of zeros from a custom operator
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** forward mode (``torch.func.jvp``, ``jacfwd``) through a
+# ``torch.library.custom_op``, which has no forward-mode rule on this build's
+# PyTorch: the tangent comes out as zeros instead of an error. **Fix:** write
+# that part as a Function with a ``jvp``. :ref:`lesson-custom-ops`
+
+_, tangent = torch.func.jvp(cube, (x.detach(),), (torch.ones(3, dtype=torch.float64),))
+print("tangent:", tangent, "expected:", 3 * x.detach() ** 2)
+assert torch.equal(tangent, torch.zeros(3, dtype=torch.float64))
 
 # %%
 # Back to :doc:`/summary`, or to the lessons: :ref:`lessons`.

@@ -4,7 +4,7 @@ import numpy as np
 import torch
 
 
-class ExpNumpyBackward(torch.autograd.Function):
+class ExpNumpyGrad(torch.autograd.Function):
     """b(g, y) = g * y, where y = exp(x) is the saved output."""
 
     @staticmethod
@@ -28,4 +28,4 @@ class ExpNumpy(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_out):
         (result,) = ctx.saved_tensors
-        return ExpNumpyBackward.apply(grad_out, result)
+        return ExpNumpyGrad.apply(grad_out, result)
