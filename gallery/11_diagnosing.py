@@ -96,8 +96,8 @@ assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 # You met two other messages in earlier lessons.
 # "Numerical gradient for function expected to be zero"
 # (:ref:`lesson-untracked-backward`) means ``backward``'s result has no graph
-# at all: code outside PyTorch, or a backward run wholly under
-# ``torch.no_grad()`` or detached as a whole. A
+# at all: code outside PyTorch, a backward run wholly under
+# ``torch.no_grad()``, or one whose result is detached. A
 # "Jacobian mismatch" whose analytical side is *not* zero means ``backward``
 # is tracked but part of it is cut off or wrong; that is what one broken
 # Function inside a model looks like, below.

@@ -123,7 +123,7 @@ assert "does not require grad and does not have a grad_fn" in message
 # so this generic message replaces the clear one. ``allow_unused=True`` turns it
 # into ``None``, silently. Older releases of PyTorch say "One of the
 # differentiated Tensors appears to not have been used in the graph".
-# **Fix:** the first entry's.
+# **Fix:** as for the first entry on this page.
 # :ref:`lesson-untracked-backward`
 
 
@@ -231,7 +231,8 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** ``backward``'s result has no graph at all: code outside PyTorch,
-# or a backward run wholly under ``torch.no_grad()`` or detached as a whole.
+# a backward run wholly under ``torch.no_grad()``, or one whose result is
+# detached.
 # **Fix:** for code outside PyTorch, pattern 4, a second Function for the
 # backward (:ref:`lesson-untracked-backward`); otherwise remove the
 # ``no_grad`` or the ``detach``.
