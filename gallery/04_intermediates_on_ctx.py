@@ -228,7 +228,7 @@ class SoftplusOnCtx(torch.autograd.Function):
 
 def check_softplus(function):
     """Raise unless ``function`` is softplus, with both derivatives and no tensor on ctx."""
-    for shape in [(), (5,), (2, 3, 4)]:
+    for shape in [(), (3,), (2, 3)]:
         x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
         out = function.apply(x)
         expected = torch.nn.functional.softplus(x)

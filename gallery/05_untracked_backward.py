@@ -260,7 +260,7 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 
 def check_exp_numpy(function):
     """Raise unless ``function`` is exp, with a backward that is itself a Function."""
-    for shape in [(), (5,), (2, 3, 4)]:
+    for shape in [(), (3,), (2, 3)]:
         x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
         out = function.apply(x)
         assert out.shape == x.shape and torch.allclose(out, torch.exp(x)), shape

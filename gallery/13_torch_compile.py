@@ -107,6 +107,31 @@ print("h''(x):", second, "expected:", torch.exp(x).detach() + 2)
 assert torch.equal(second, torch.full_like(x, 2.0))
 
 # %%
+# What works: compile what is differentiated once
+# -----------------------------------------------
+#
+# Back to the critic compiled above. The Wasserstein part of the critic's
+# loss, :math:`D(\mathrm{fake}) - D(\mathrm{real})`, is differentiated once:
+# it can go through the compiled critic. The penalty is differentiated twice:
+# it goes through the same critic in eager mode. Both share the parameters, so
+# one ``backward()`` trains them, and the step equals a fully eager one.
+
+
+def critic_loss(fast, slow):
+    wasserstein = fast(fake).mean() - fast(real).mean()
+    return wasserstein + 10 * penalty(slow)
+
+
+critic_loss(compiled, critic).backward()
+split = [p.grad.clone() for p in critic.parameters()]
+critic.zero_grad()
+critic_loss(critic, critic).backward()
+reference = [p.grad.clone() for p in critic.parameters()]
+print("compiled + eager step equals the eager step:", end=" ")
+print(all(torch.allclose(s, r) for s, r in zip(split, reference)))
+assert all(torch.allclose(s, r) for s, r in zip(split, reference))
+
+# %%
 # Two more ways to be silently wrong
 # ----------------------------------
 #
@@ -165,34 +190,6 @@ for name, grads in (
 assert same(builtin) and not same(dynamo_only) and not same(inner)
 for grads in (dynamo_only, inner):
     assert grads[0] is not None and grads[1] is None and grads[2] is None
-
-# %%
-# What works: compile what is differentiated once
-# -----------------------------------------------
-#
-# The Wasserstein part of the critic's loss, :math:`D(\mathrm{fake}) -
-# D(\mathrm{real})`, is differentiated once: it can go through the compiled
-# critic. The penalty is differentiated twice: it goes through the same
-# critic in eager mode. Both share the parameters, so one ``backward()``
-# trains them, and the step equals a fully eager one.
-
-torch._dynamo.reset()
-compiled = torch.compile(critic, backend="aot_eager")
-
-
-def critic_loss(fast, slow):
-    wasserstein = fast(fake).mean() - fast(real).mean()
-    return wasserstein + 10 * penalty(slow)
-
-
-critic_loss(compiled, critic).backward()
-split = [p.grad.clone() for p in critic.parameters()]
-critic.zero_grad()
-critic_loss(critic, critic).backward()
-reference = [p.grad.clone() for p in critic.parameters()]
-print("compiled + eager step equals the eager step:", end=" ")
-print(all(torch.allclose(s, r) for s, r in zip(split, reference)))
-assert all(torch.allclose(s, r) for s, r in zip(split, reference))
 
 # %%
 # Summary
