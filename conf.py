@@ -27,10 +27,11 @@ extensions = [
     "ext.downloads",  # a translated page offers translated .py and .ipynb files
     "ext.a11y",  # keyboard access to wide code blocks and formulas
 ]
-# Only `python -m ext.gallery` builds with `-t run_lessons`: that run alone
-# executes the lessons and writes their pages into docs/lessons/.
+# Only `python -m ext.gallery` starts Sphinx with the tag `run_lessons`: that
+# run executes the lessons and writes their pages into docs/lessons/, and needs
+# nothing else.
 if tags.has("run_lessons"):  # noqa: F821 (Sphinx gives conf.py its tags)
-    extensions.append("sphinx_gallery.gen_gallery")
+    extensions = ["sphinx_gallery.gen_gallery"]
 root_doc = "index"
 exclude_patterns = ["_static", "_templates"]
 myst_enable_extensions = ["dollarmath", "colon_fence"]
@@ -51,7 +52,6 @@ sphinx_gallery_conf = {
     # A warning a lesson does not catch fails the build (see ext/gallery.py).
     "reset_modules": ("ext.gallery.strict_warnings",),
     "reset_modules_order": "both",
-    "parallel": True,  # lessons run in one process per core (Sphinx's -j)
     "remove_config_comments": True,
     # Nothing that changes from run to run may reach a page or a catalog.
     "min_reported_time": float("inf"),
