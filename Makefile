@@ -140,7 +140,7 @@ livehtml: gallery ## Rebuild one language on every save (LIVELANG=en)
 	$(BIN)/sphinx-autobuild -c . -D language=$(LIVELANG) -d $(BUILDDIR)/doctrees/live-$(LIVELANG) \
 	  --host 127.0.0.1 --port $(PORT) \
 	  --watch gallery --watch locale --watch ext --watch conf.py \
-	  --ignore '*/docs/lessons/*' \
+	  --ignore '*/docs/lessons/*' --ignore '*.mo' \
 	  --pre-build '$(BIN)/python -m ext.gallery' \
 	  $(if $(filter $(LIVELANG),$(SOURCE_LANGUAGE)),,--pre-build '$(BIN)/python -m ext.catalogs validate $(LIVELANG)') \
 	  docs $(BUILDDIR)/live/$(LIVELANG)
