@@ -20,10 +20,10 @@ building side by side would race on the same folder. So:
   stylesheet.
 
 A lesson's page shows what the lesson printed, so it must never show a warning
-(with a path of the machine that built it). While a lesson runs, every warning
-that Python would show a reader running the script is an error: see
-:func:`strict_warnings`. A lesson that expects a warning catches it with
-:func:`warnings.catch_warnings` and explains it.
+(with a path of the machine that built it). While a lesson runs, a warning
+that Python would show is raised instead: see :func:`strict_warnings`. A
+lesson that expects a warning catches it with :func:`warnings.catch_warnings`
+and explains it.
 """
 
 from __future__ import annotations
@@ -75,37 +75,37 @@ def setup(app):
 # --------------------------------------------------------------------------
 # Warnings while a lesson runs
 
-# Python's default warning filters (see the `warnings` documentation), with
-# "show" turned into "error": what a reader running the script would see
-# fails the build; what Python hides from them (a DeprecationWarning raised
-# inside a library, such as torchviz's use of distutils' LooseVersion) stays
-# hidden, as it is for them. Later entries are tried first.
-READER_FILTERS = (
-    ("error", Warning, ""),
-    ("ignore", ResourceWarning, ""),
-    ("ignore", ImportWarning, ""),
-    ("ignore", PendingDeprecationWarning, ""),
-    ("ignore", DeprecationWarning, ""),
-    ("error", DeprecationWarning, "__main__"),  # the lesson's own code
-)
+_active: tuple[warnings.catch_warnings, object] | None = None
 
-_active: warnings.catch_warnings | None = None
+
+def _refuse(message, category, filename, lineno, line=None):
+    """In place of warnings.formatwarning: a warning about to be shown raises."""
+    raise message if isinstance(message, Warning) else category(message)
 
 
 def strict_warnings(gallery_conf, fname, when) -> None:
     """sphinx-gallery's documented ``reset_modules`` hook, called before and
-    after each lesson: a warning the lesson does not catch becomes an error,
-    which sphinx-gallery reports with the lesson's traceback."""
+    after each lesson.
+
+    While a lesson runs, a warning that Python is about to show (the page
+    would show it, as would a reader's terminal) is raised instead, so that
+    sphinx-gallery reports the lesson's traceback. The filters stay what they
+    are for a reader: a warning that Python or a library hides (torchviz's
+    DeprecationWarning about distutils, raised inside torchviz) or that code
+    records with ``warnings.catch_warnings(record=True)`` is never shown, so
+    it is no error either. Each lesson starts afresh, as when run on its own.
+    """
     global _active
     if _active is not None:
-        _active.__exit__(None, None, None)
+        context, formatwarning = _active
+        warnings.formatwarning = formatwarning
+        context.__exit__(None, None, None)
         _active = None
     if when == "before":
-        _active = warnings.catch_warnings()
-        _active.__enter__()
-        warnings.resetwarnings()
-        for action, category, module in READER_FILTERS:
-            warnings.filterwarnings(action, category=category, module=module)
+        context = warnings.catch_warnings()  # also forgets what was already shown
+        context.__enter__()
+        _active = (context, warnings.formatwarning)
+        warnings.formatwarning = _refuse
 
 
 # --------------------------------------------------------------------------
