@@ -28,13 +28,13 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 SPHINXFLAGS = -W --keep-going -q -c . \
-  -D site_languages=$(subst $(space),$(comma),$(LANGUAGES)) \
-  -D highlight_cache=$(BUILDDIR)/cache/highlight $(SPHINXOPTS)
-SPHINXBUILD = $(BIN)/sphinx-build -j auto $(SPHINXFLAGS)
-# SPHINXJOBS=N sets sphinx-build -j for each language (ext/build.py picks it).
-SPHINXJOBS ?=
-BUILD = $(BIN)/python -m ext.build --builddir $(BUILDDIR) \
-  $(if $(GALLERY_FLAGS),--gallery-flags="$(GALLERY_FLAGS)") $(if $(SPHINXJOBS),--jobs $(SPHINXJOBS))
+  -D site_languages=$(subst $(space),$(comma),$(LANGUAGES)) $(SPHINXOPTS)
+# sphinx-build -j for a language building alone (SPHINXJOBS), and for each
+# language while they build side by side (SIDE_BY_SIDE_JOBS); see
+# docs/building.md for the measurements behind them.
+SPHINXJOBS ?= auto
+SIDE_BY_SIDE_JOBS ?= 1
+SPHINXBUILD = $(BIN)/sphinx-build -j $(SPHINXJOBS) $(SPHINXFLAGS)
 GALLERY_FLAGS ?=
 
 # Reproducible output: the time of the last commit stands for "now".
@@ -58,7 +58,6 @@ INSTALLED := $(VENV)/.installed-$(REQUIREMENTS_HASH)
 $(INSTALLED):
 	$(PYTHON) -m venv $(VENV) || { echo "error: '$(PYTHON) -m venv' failed; install Python's venv module (Debian: sudo apt-get install python3-venv)" >&2; exit 1; }
 	$(BIN)/python -m pip install --quiet -r requirements.txt
-	$(BIN)/python -m ext.search  # jieba's dictionary, pickled for quick loading
 	rm -f $(VENV)/.installed-*
 	touch $@
 
@@ -69,15 +68,9 @@ system:
 .PHONY: setup
 setup: $(INSTALLED) system
 
-# A list of codes is checked once: the stamp is named after the list.
-CHECKED_LANGUAGES := $(BUILDDIR)/.languages-$(subst $(space),-,$(strip $(LANGUAGES)))
-
 .PHONY: languages
-languages: setup $(CHECKED_LANGUAGES)
-
-$(CHECKED_LANGUAGES): $(INSTALLED) ext/i18n.py
-	@$(BIN)/python -m ext.i18n languages $(LANGUAGES)
-	@mkdir -p $(@D) && touch $@
+languages: setup
+	@$(BIN)/python -m ext.languages $(LANGUAGES)
 
 # -- Building ----------------------------------------------------------------
 
@@ -85,26 +78,32 @@ $(CHECKED_LANGUAGES): $(INSTALLED) ext/i18n.py
 gallery: languages ## Execute the lessons whose source changed
 	@$(BIN)/python -m ext.gallery $(GALLERY_FLAGS)
 
-# ext/build.py runs the lessons (as `make gallery` does) while each language
-# gets ready, then builds the languages side by side.
+# The lessons execute once (gallery); then the languages build side by side,
+# each a plain sphinx-build, and a translation's catalogs are checked while
+# the lessons run.
 .PHONY: html
-html: languages landing ## Build the site in every language
-	@$(BUILD) $(LANGUAGES) -- $(SPHINXFLAGS)
+html: ## Build the site in every language
+	@$(MAKE) --no-print-directory --output-sync=target -j$(words $(LANGUAGES)) \
+	  SPHINXJOBS=$(SIDE_BY_SIDE_JOBS) $(addprefix html-,$(LANGUAGES)) landing
 
 .PHONY: html-en html-zh
 html-en: ## Build the English pages into _build/html/en
 html-zh: html-zh_CN ## Build the Chinese pages into _build/html/zh_CN
 
 define language_rules
-.PHONY: html-$(1)
-html-$(1): languages
-	@$$(BUILD) $(1) -- $$(SPHINXFLAGS)
+.PHONY: html-$(1) catalogs-$(1)
+html-$(1): gallery $(if $(filter $(1),$(SOURCE_LANGUAGE)),,catalogs-$(1))
+	@$$(SPHINXBUILD) -b html -D language=$(1) -d $$(BUILDDIR)/doctrees/$(1) docs $$(BUILDDIR)/html/$(1)
+	@echo "built $$(BUILDDIR)/html/$(1)/index.html"
+
+catalogs-$(1): languages
+	@$$(BIN)/python -m ext.catalogs validate $(1)
 endef
 $(foreach lang,$(LANGUAGES),$(eval $(call language_rules,$(lang))))
 
 .PHONY: landing
 landing: languages
-	@$(BIN)/python -m ext.i18n landing --out $(BUILDDIR)/html/index.html $(LANGUAGES)
+	@$(BIN)/python -m ext.landing --out $(BUILDDIR)/html/index.html $(LANGUAGES)
 
 .PHONY: html-noplot
 html-noplot: ## Build every language without executing any lesson
@@ -119,11 +118,11 @@ gettext: gallery ## Extract the English messages into _build/gettext
 
 .PHONY: update-po
 update-po: gettext ## Refresh locale/ from the sources, keeping every translation
-	@$(BIN)/python -m ext.i18n update-po $(TRANSLATIONS)
+	@$(BIN)/python -m ext.translators update-po $(TRANSLATIONS)
 
 .PHONY: stat
 stat: languages ## Show translation progress per catalog
-	@$(BIN)/python -m ext.i18n stat $(TRANSLATIONS)
+	@$(BIN)/python -m ext.translators stat $(TRANSLATIONS)
 
 .PHONY: wrap
 wrap: setup ## Re-wrap the catalogs with powrap
@@ -141,7 +140,9 @@ livehtml: gallery ## Rebuild one language on every save (LIVELANG=en)
 	$(BIN)/sphinx-autobuild -c . -D language=$(LIVELANG) -d $(BUILDDIR)/doctrees/live-$(LIVELANG) \
 	  --host 127.0.0.1 --port $(PORT) \
 	  --watch gallery --watch locale --watch ext --watch conf.py \
-	  --ignore '*/docs/lessons/*' --pre-build '$(BIN)/python -m ext.gallery' \
+	  --ignore '*/docs/lessons/*' --ignore '*.mo' \
+	  --pre-build '$(BIN)/python -m ext.gallery' \
+	  $(if $(filter $(LIVELANG),$(SOURCE_LANGUAGE)),,--pre-build '$(BIN)/python -m ext.catalogs validate $(LIVELANG)') \
 	  docs $(BUILDDIR)/live/$(LIVELANG)
 
 # -- Quality -------------------------------------------------------------------
@@ -150,7 +151,7 @@ livehtml: gallery ## Rebuild one language on every save (LIVELANG=en)
 check: languages ## Fast static checks: lint, catalogs (syntax, markup, wrapping)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	@$(BIN)/python -m ext.i18n check $(TRANSLATIONS)
+	@$(BIN)/python -m ext.catalogs check $(TRANSLATIONS)
 
 .PHONY: test
 test: setup ## Run every test (builds the site in a temporary folder)

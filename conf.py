@@ -17,20 +17,22 @@ copyright = "2026, the double-backward tutorial authors"
 # -- Extensions --------------------------------------------------------------
 extensions = [
     "myst_parser",
-    "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
-    "ext.gallery",  # lessons execute once, in `make gallery`; cards are translatable
+    "ext.gallery",  # the lessons' pages, made once by `make gallery`
+    "ext.cards",  # the gallery's cards are translatable
     "ext.exercises",  # each exercise's solution, shown on demand under its lesson
-    "ext.i18n",  # catalogs are checked, and mirrored into _build before use
-    "ext.translate",  # a translated page parses each message once, not twice
-    "ext.search",  # a search index that is quick to build, in both languages
-    "ext.theme_i18n",  # the theme's labels have a catalog too (theme.po)
+    "ext.language_switcher",  # links to the same page in the other languages
+    "ext.search",  # Chinese search knows the glossary's words
+    "ext.theme_labels",  # the theme's labels have a catalog too (theme.po)
     "ext.mathml",  # formulas become MathML at build time
-    "ext.highlight",  # code is highlighted once for both languages
-    "ext.downloads",  # a translated build offers translated .py and .ipynb files
+    "ext.downloads",  # a translated page offers translated .py and .ipynb files
     "ext.a11y",  # keyboard access to wide code blocks and formulas
-    "ext.build",  # pages go to the writer processes in smaller batches
 ]
+# Only `python -m ext.gallery` starts Sphinx with the tag `run_lessons`: that
+# run executes the lessons and writes their pages into docs/lessons/, and needs
+# nothing else.
+if tags.has("run_lessons"):  # noqa: F821 (Sphinx gives conf.py its tags)
+    extensions = ["sphinx_gallery.gen_gallery"]
 root_doc = "index"
 exclude_patterns = ["_static", "_templates"]
 myst_enable_extensions = ["dollarmath", "colon_fence"]
@@ -39,7 +41,7 @@ html_math_renderer = "mathml"
 # Strict: every reference must resolve (the Makefile adds -W --keep-going).
 nitpicky = True
 
-# -- Gallery: the lessons ----------------------------------------------------
+# -- Gallery: the lessons (read by `python -m ext.gallery` only) ---------------
 sphinx_gallery_conf = {
     "examples_dirs": "../gallery",
     "gallery_dirs": "lessons",
@@ -48,7 +50,9 @@ sphinx_gallery_conf = {
     "image_scrapers": ("ext.graphs.scraper",),  # graphviz graphs become SVG files
     "ignore_repr_types": r"graphviz\.",  # …and never print as a repr
     "default_thumb_file": "docs/_static/lesson-thumb.svg",  # relative to the root
-    "reset_modules": (),
+    # A warning a lesson does not catch fails the build (see ext/gallery.py).
+    "reset_modules": ("ext.gallery.strict_warnings",),
+    "reset_modules_order": "both",
     "remove_config_comments": True,
     # Nothing that changes from run to run may reach a page or a catalog.
     "min_reported_time": float("inf"),
@@ -57,11 +61,10 @@ sphinx_gallery_conf = {
     "show_signature": False,
     "download_all_examples": False,
 }
-lessons_execute = False  # only `python -m ext.gallery` sets it (see ext/gallery.py)
 
 # -- Languages ---------------------------------------------------------------
 language = "en"  # the Makefile passes -D language=<code> for each language
-locale_dirs = ["../_build/locale"]  # checked copies of locale/, see ext/i18n.py
+locale_dirs = ["../locale"]  # checked by `make` before a build (ext/catalogs.py)
 gettext_compact = False  # one catalog per page
 gettext_location = False  # no line numbers: no churn for translators
 gettext_uuid = False

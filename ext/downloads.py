@@ -1,11 +1,13 @@
 """Translated downloads: a Chinese reader's script and notebook read in Chinese.
 
-sphinx-gallery writes one .py, .ipynb and .zip per lesson, in English. In a
-translated build, each lesson's prose (the docstring and the ``# %%`` text
-cells) is translated from that page's catalog, in a process of its own while
-the pages are written, and once they are, the three downloads in the output
+sphinx-gallery writes one .py, .ipynb and .zip per lesson, in English, and
+Sphinx copies them into the output's ``_downloads/``. When a translated build
+has finished, each lesson's prose (the docstring and the ``# %%`` text cells)
+is translated from that page's catalog and the three files in ``_downloads/``
 are replaced. Code cells, and comments inside code, are left exactly as they
-are.
+are. The notebook is made by sphinx-gallery's documented converter
+(:func:`sphinx_gallery.notebook.jupyter_notebook`, as its command
+``sphinx_gallery_py2jupyter`` does), from the translated script.
 
 The translation works on paragraphs, headings and list items, the units that
 gettext extracted from the page, so the lookup key is the same text.
@@ -108,14 +110,18 @@ def catalog_lookup(po_path: Path) -> Callable[[str], str]:
     return lambda text: table.get(" ".join(text.split()), text)
 
 
-def notebook_json(script: Path, gallery_conf: dict, target_dir: Path) -> str:
+def notebook_json(script: Path) -> str:
+    """The notebook of *script*, made as sphinx-gallery makes the English one."""
+    import copy
     import json
 
+    from sphinx_gallery.gen_gallery import DEFAULT_GALLERY_CONF
     from sphinx_gallery.notebook import jupyter_notebook
     from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
     _, blocks = split_code_and_text_blocks(script)
-    return json.dumps(jupyter_notebook(blocks, gallery_conf, target_dir), indent=2)
+    notebook = jupyter_notebook(blocks, copy.deepcopy(DEFAULT_GALLERY_CONF), script.parent)
+    return json.dumps(notebook, indent=2)
 
 
 def zip_bytes(files: dict[str, bytes]) -> bytes:
@@ -129,95 +135,37 @@ def zip_bytes(files: dict[str, bytes]) -> bytes:
     return buf.getvalue()
 
 
-def translated_downloads(lessons: Path, catalogs: Path, gallery_conf: dict, out: Path) -> None:
-    """Write each lesson's translated .py, .ipynb and .zip into *out*."""
-    for script in sorted(lessons.glob("[0-9][0-9]_*.py")):
-        translate = catalog_lookup(catalogs / "lessons" / f"{script.stem}.po")
-        translated = translate_script(script.read_text(encoding="utf-8"), translate)
-        folder = out / script.stem
-        folder.mkdir(parents=True)
-        (folder / script.name).write_text(translated, encoding="utf-8")
-        notebook = notebook_json(folder / script.name, gallery_conf, script.parent)
-        payload = {script.name: translated.encode(), f"{script.stem}.ipynb": notebook.encode()}
-        payload[f"{script.stem}.zip"] = zip_bytes(dict(payload))
-        for name, data in payload.items():
-            (folder / name).write_bytes(data)
+def translated_files(script: Path, translate: Callable[[str], str], tmp: Path) -> dict[str, bytes]:
+    """The translated .py, .ipynb and .zip of one lesson, by file name."""
+    translated = translate_script(script.read_text(encoding="utf-8"), translate)
+    copy = tmp / script.name
+    copy.write_text(translated, encoding="utf-8")
+    files = {script.name: translated.encode(), f"{script.stem}.ipynb": notebook_json(copy).encode()}
+    files[f"{script.stem}.zip"] = zip_bytes(dict(files))
+    return files
 
 
-def _staging(app) -> Path:
-    return Path(app.outdir) / ".translated"
+def replace_downloads(app, exception) -> None:
+    """Put each lesson's translated downloads where Sphinx copied the English ones."""
+    import tempfile
 
+    from ext.languages import LOCALE, SOURCE_LANGUAGE
 
-def _translated_build(app) -> bool:
-    from ext.i18n import SOURCE_LANGUAGE
-
-    return app.builder.format == "html" and app.config.language != SOURCE_LANGUAGE
-
-
-def on_write_started(app, builder) -> None:
-    """Make the downloads in a process of their own, from now on.
-
-    Sphinx's main process spends the next moments on work that one core does
-    alone (the theme's files, the first page); the other core makes the
-    downloads meanwhile instead of after the last page.
-    """
-    import multiprocessing
-    import shutil
-
-    from ext.i18n import LOCALE
-    from ext.search import wait_for_jieba
-
-    if not _translated_build(app):
+    if exception is not None or app.builder.format != "html":
         return
-    wait_for_jieba()  # fork no process while a thread runs (it is done by now)
-    staging = _staging(app)
-    shutil.rmtree(staging, ignore_errors=True)
-    args = (
-        Path(app.srcdir) / "lessons",
-        LOCALE / app.config.language / "LC_MESSAGES",
-        app.config.sphinx_gallery_conf,
-        staging,
-    )
-    process = multiprocessing.get_context("fork").Process(
-        target=translated_downloads, args=args, name="translated-downloads"
-    )
-    process.start()
-    app._translated_downloads = process
-
-
-def on_build_finished(app, exception) -> None:
-    """Put the translated downloads where Sphinx put the English ones."""
-    import shutil
-
-    from sphinx.errors import ExtensionError
-
-    process = getattr(app, "_translated_downloads", None)
-    if process is None:
+    if app.config.language == SOURCE_LANGUAGE:
         return
-    process.join()
-    del app._translated_downloads
-    staging = _staging(app)
-    try:
-        if exception is not None:
-            return
-        if process.exitcode != 0:
-            raise ExtensionError(
-                f"making the translated downloads failed (exit status {process.exitcode}; "
-                "its traceback is above)"
-            )
-        for folder in sorted(p for p in staging.iterdir() if p.is_dir()):
-            for made in sorted(folder.iterdir()):
-                entry = app.env.dlfiles.get(Path("lessons", made.name))
-                if entry is None:
-                    continue
-                target = Path(app.outdir) / "_downloads" / entry[1]
-                if target.exists():
-                    target.write_bytes(made.read_bytes())
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    downloads = Path(app.outdir) / "_downloads"
+    catalogs = LOCALE / app.config.language / "LC_MESSAGES" / "lessons"
+    with tempfile.TemporaryDirectory() as tmp:
+        for script in sorted((Path(app.srcdir) / "lessons").glob("[0-9][0-9]_*.py")):
+            translate = catalog_lookup(catalogs / f"{script.stem}.po")
+            for name, data in translated_files(script, translate, Path(tmp)).items():
+                for target in downloads.glob(f"*/{name}"):
+                    if target.read_bytes() != data:
+                        target.write_bytes(data)
 
 
 def setup(app):
-    app.connect("write-started", on_write_started)
-    app.connect("build-finished", on_build_finished)
+    app.connect("build-finished", replace_downloads)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

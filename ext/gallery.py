@@ -1,39 +1,46 @@
-"""Execute the lessons once; let every language build read the result.
+"""The lessons execute once; every language build reads what that run wrote.
 
-sphinx-gallery executes scripts and writes reST into the source tree. If each
-language build ran it, the lessons would execute once per language, and two
-builds running side by side would race on the same generated folder. So:
+sphinx-gallery executes scripts and writes their pages (reST, graphs, the
+.py, .ipynb and .zip downloads) into the source tree. If each language build
+ran it, the lessons would execute once per language, and two languages
+building side by side would race on the same folder. So:
 
-* ``python -m ext.gallery`` (``make gallery``) is the only process that runs
-  sphinx-gallery's generation. It executes the lessons whose source changed,
-  reports a failing lesson as one error naming the script and line, and marks
-  what it completed, so that an interrupted run is redone on the next one.
-* Every Sphinx build (html in each language, gettext) loads this extension with
-  ``lessons_execute`` left False: sphinx-gallery's directives and styles are
-  there, but its generation is switched off and the generated reST is read as
-  an ordinary, read-only source.
+* ``python -m ext.gallery`` (``make gallery``) is the only process that loads
+  sphinx-gallery's generator: it starts Sphinx with the tag ``run_lessons``
+  (conf.py adds ``sphinx_gallery.gen_gallery`` for it), and sphinx-gallery
+  executes the lessons whose source changed (in a process per core when
+  there are many: its documented ``parallel`` option), and writes
+  docs/lessons/. The run reports
+  a lesson that fails, or that warns, as one error naming the script and line
+  (from sphinx-gallery's documented JUnit report), and records what it
+  completed, so that an interrupted run is redone. When no lesson changed it
+  answers without starting Sphinx.
+* Every other build (html in each language, gettext) reads docs/lessons/ as
+  ordinary reST and executes nothing; this extension gives it sphinx-gallery's
+  stylesheet.
 
-The gallery index cards are raw HTML in sphinx-gallery's output, which gettext
-cannot see. :func:`translatable_cards` rewrites them into a ``lesson-card``
-directive whose title and tooltip are ordinary, translatable paragraphs.
+A lesson's page shows what the lesson printed, so it must never show a warning
+(with a path of the machine that built it). While a lesson runs, a warning
+that Python would show is raised instead: see :func:`strict_warnings`. A
+lesson that expects a warning catches it with :func:`warnings.catch_warnings`
+and explains it.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
+import contextlib
 import hashlib
-import html
 import io
 import json
 import os
 import re
 import sys
+import tempfile
+import warnings
+import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
-
-from docutils import nodes
-from docutils.parsers.rst import Directive, directives
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPLETE = ".complete.json"
@@ -44,137 +51,61 @@ HEADER = "README.rst"
 # Sphinx side: every build
 
 
-def disable_generation(app, config) -> None:
-    """Turn sphinx-gallery's generation off unless this is the execution run."""
-    conf = dict(config.sphinx_gallery_conf)
-    if config.lessons_execute:
-        return
-    conf["examples_dirs"] = []
-    conf["gallery_dirs"] = []
-    config.sphinx_gallery_conf = conf
+def add_gallery_style(app, config) -> None:
+    """sphinx-gallery's stylesheet, as ``sphinx_gallery.load_style`` adds it,
+    but with its folder named relative to the project when it lies inside it
+    (an in-tree .venv): ``html_static_path`` is hashed into .buildinfo, and an
+    absolute path would make two checkouts build different files."""
+    from sphinx_gallery import glr_path_static
 
-
-_CARD = re.compile(
-    r"""
-    \.\.\ raw::\ html\n\n
-    \s*<div\ class="sphx-glr-thumbcontainer"\ (?:data-sgtags='[^']*'\ )?tooltip="(?P<tooltip>[^"]*)">\n\n
-    \.\.\ only::\ html\n\n
-    \s*\.\.\ image::\ (?P<thumb>\S+)\n
-    \s*:alt:[^\n]*\n\n
-    \s*:doc:`(?P<doc>[^`]+)`\n\n
-    \.\.\ raw::\ html\n\n
-    \s*<div\ class="sphx-glr-thumbnail-title">(?P<title>[^<]*)</div>\n
-    \s*</div>\n
-    """,
-    re.VERBOSE,
-)
-
-
-def translatable_cards(text: str) -> str:
-    """Rewrite sphinx-gallery's raw-HTML cards as ``lesson-card`` directives."""
-
-    def card(m: re.Match) -> str:
-        tooltip = html.unescape(m["tooltip"]).strip()
-        title = html.unescape(m["title"]).strip()
-        return (
-            f".. lesson-card:: {m['doc']}\n"
-            f"   :thumbnail: {m['thumb']}\n\n"
-            f"   {title}\n\n"
-            f"   {tooltip}\n"
-        )
-
-    return _CARD.sub(card, text)
-
-
-def on_source_read(app, docname: str, source: list[str]) -> None:
-    if "sphx-glr-thumbcontainer" in source[0]:
-        source[0] = translatable_cards(source[0])
-
-
-class lesson_card(nodes.General, nodes.Element):
-    """A gallery card: thumbnail, link, title and tooltip."""
-
-
-class lesson_card_title(nodes.paragraph):
-    """The card's visible title (a paragraph, so gettext extracts it)."""
-
-
-class lesson_card_tooltip(nodes.paragraph):
-    """The card's tooltip text, written into the card's ``tooltip`` attribute."""
-
-
-class LessonCard(Directive):
-    """``.. lesson-card:: /lessons/name`` with a title and a tooltip paragraph."""
-
-    required_arguments = 1
-    has_content = True
-    option_spec = {"thumbnail": directives.unchanged_required}
-
-    def run(self):
-        from sphinx.addnodes import pending_xref
-
-        parsed = nodes.Element()
-        self.state.nested_parse(self.content, self.content_offset, parsed)
-        paragraphs = [n for n in parsed.children if isinstance(n, nodes.paragraph)]
-        if len(paragraphs) != 2:
-            raise self.error("lesson-card needs a title paragraph and a tooltip paragraph")
-        parts = []
-        for cls, paragraph in zip(
-            (lesson_card_title, lesson_card_tooltip), paragraphs, strict=True
-        ):
-            part = cls(paragraph.rawsource, "", *paragraph.children)
-            part.source, part.line = paragraph.source, paragraph.line
-            parts.append(part)
-        image = nodes.image(uri=directives.uri(self.options["thumbnail"]), alt="")
-        ref = pending_xref(
-            "",
-            nodes.inline("", "", classes=["xref", "std", "std-doc"]),
-            refdomain="std",
-            reftype="doc",
-            reftarget=self.arguments[0],
-            refexplicit=False,
-            refwarn=True,
-            refdoc=self.state.document.settings.env.docname,
-        )
-        return [lesson_card("", image, nodes.paragraph("", "", ref), *parts)]
-
-
-def visit_lesson_card_html(self, node: lesson_card) -> None:
-    tooltip = next(node.findall(lesson_card_tooltip)).astext()
-    self.body.append(
-        f'<div class="sphx-glr-thumbcontainer" tooltip="{html.escape(tooltip, quote=True)}">\n'
-    )
-
-
-def depart_lesson_card_html(self, node: lesson_card) -> None:
-    self.body.append("</div>\n")
-
-
-def visit_card_title_html(self, node: lesson_card_title) -> None:
-    self.body.append('<div class="sphx-glr-thumbnail-title">')
-
-
-def depart_card_title_html(self, node: lesson_card_title) -> None:
-    self.body.append("</div>\n")
-
-
-def visit_skip(self, node) -> None:
-    raise nodes.SkipNode
-
-
-_NOT_HTML = {b: (visit_skip, None) for b in ("latex", "text", "man", "texinfo")}
+    static = Path(glr_path_static())
+    try:
+        static = static.relative_to(Path(app.confdir))
+    except ValueError:
+        pass  # a virtual environment outside the project: the same for every checkout
+    config.html_static_path.append(static.as_posix())
+    app.add_css_file("sg_gallery.css")
 
 
 def setup(app):
-    app.add_config_value("lessons_execute", False, "", types=[bool])
-    # Before sphinx-gallery reads its configuration (priority 10).
-    app.connect("config-inited", disable_generation, priority=5)
-    app.connect("source-read", on_source_read)
-    app.add_node(lesson_card, html=(visit_lesson_card_html, depart_lesson_card_html), **_NOT_HTML)
-    app.add_node(lesson_card_title, html=(visit_card_title_html, depart_card_title_html))
-    app.add_node(lesson_card_tooltip, html=(visit_skip, None))
-    app.add_directive("lesson-card", LessonCard)
+    app.connect("config-inited", add_gallery_style)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+# --------------------------------------------------------------------------
+# Warnings while a lesson runs
+
+_active: tuple[warnings.catch_warnings, object] | None = None
+
+
+def _refuse(message, category, filename, lineno, line=None):
+    """In place of warnings.formatwarning: a warning about to be shown raises."""
+    raise message if isinstance(message, Warning) else category(message)
+
+
+def strict_warnings(gallery_conf, fname, when) -> None:
+    """sphinx-gallery's documented ``reset_modules`` hook, called before and
+    after each lesson.
+
+    While a lesson runs, a warning that Python is about to show (the page
+    would show it, as would a reader's terminal) is raised instead, so that
+    sphinx-gallery reports the lesson's traceback. The filters stay what they
+    are for a reader: a warning that Python or a library hides (torchviz's
+    DeprecationWarning about distutils, raised inside torchviz) or that code
+    records with ``warnings.catch_warnings(record=True)`` is never shown, so
+    it is no error either. Each lesson starts afresh, as when run on its own.
+    """
+    global _active
+    if _active is not None:
+        context, formatwarning = _active
+        warnings.formatwarning = formatwarning
+        context.__exit__(None, None, None)
+        _active = None
+    if when == "before":
+        context = warnings.catch_warnings()  # also forgets what was already shown
+        context.__enter__()
+        _active = (context, warnings.formatwarning)
+        warnings.formatwarning = _refuse
 
 
 # --------------------------------------------------------------------------
@@ -278,86 +209,134 @@ def _zip_time(epoch: int) -> tuple[int, int, int, int, int, int]:
     return (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec)
 
 
+WARNING_CLASS = re.compile(r"^(?:\w+\.)*\w*Warning\b")
+
+
 def describe_failure(src_file: str, formatted: str) -> str:
-    """One error for a lesson that raised: script, line, exception."""
+    """One error for a lesson that raised or warned: script, line, what to do."""
     rel = os.path.relpath(src_file, ROOT)
     lines = re.findall(rf'File "{re.escape(src_file)}", line (\d+)', formatted)
     where = f"{rel}:{lines[-1]}" if lines else rel
     last = formatted.strip().splitlines()[-1]
     body = "\n".join("    " + ln for ln in formatted.strip().splitlines())
+    if WARNING_CLASS.match(last):
+        return (
+            f"error: lesson {where} warned {last}\n{body}\n"
+            "A lesson's page must show no warning. Avoid what causes it, or, if the "
+            "lesson means to show it, catch it there with warnings.catch_warnings() "
+            f"and say why in the text. See it with: python {rel}"
+        )
     return f"error: lesson {where} raised {last}\n{body}\nReproduce it with: python {rel}"
+
+
+def read_junit(path: Path, srcdir: Path) -> tuple[list[str], dict[str, str]]:
+    """The lessons that sphinx-gallery executed, and the tracebacks of those
+    that failed, from the JUnit report it writes (its documented ``junit``
+    option). Lessons it did not execute (unchanged) are not in the report."""
+    if not path.exists():
+        return [], {}
+    executed, failed = [], {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        src_file = str((srcdir / case.get("file")).resolve())
+        executed.append(src_file)
+        failure = case.find("failure")
+        if failure is not None:
+            failed[src_file] = failure.text or failure.get("message", "")
+    return executed, failed
+
+
+@contextlib.contextmanager
+def captured_output():
+    """What this process and its children (sphinx-gallery's workers) write to
+    stdout and stderr, kept until the run has said what went wrong."""
+    log = io.StringIO()
+    with tempfile.TemporaryFile("w+") as file:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        saved = os.dup(1), os.dup(2)
+        os.dup2(file.fileno(), 1)
+        os.dup2(file.fileno(), 2)
+        try:
+            yield log
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            for fd, old in zip((1, 2), saved, strict=True):
+                os.dup2(old, fd)
+                os.close(old)
+            file.seek(0)
+            log.write(file.read())
 
 
 def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT / "_build") -> int:
     """Generate the gallery (executing stale lessons if *plot*). Returns an exit code."""
     out_dir = srcdir / "lessons"
     gallery_dir = ROOT / "gallery"
-    # Code objects feed sphinx-gallery's API links and backreferences, which
-    # this site does not use (no intersphinx); left in place, every build
-    # would spend a second linking names to nothing.
-    for codeobj in out_dir.glob("*.codeobj.json"):
-        codeobj.unlink()
+    lessons = lessons_in(gallery_dir)
     if plot and up_to_date(gallery_dir, out_dir):
-        count = len(lessons_in(gallery_dir))
-        print(f"gallery: executed 0 lesson(s) ; reused {count}")
+        print(f"gallery: executed 0 lesson(s) ; reused {len(lessons)}")
         return 0
-    # Nothing above this line imports Sphinx: a run with nothing to do is quick.
-    from sphinx.application import Sphinx
-    from sphinx.errors import SphinxError
-    from sphinx.util.docutils import docutils_namespace, patch_docutils
-
     from ext.graphs import DotMissingError, require_dot
 
     if out_dir.exists():
         forget_incomplete(out_dir)
-    if plot and stale_lessons(gallery_dir, out_dir):
+    stale = stale_lessons(gallery_dir, out_dir)
+    if plot and stale:
         try:
             require_dot()
         except DotMissingError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
-        # torch is imported once for the whole batch. sphinx-gallery runs a
-        # full garbage collection before each lesson; freezing what exists
-        # now (torch's own objects) keeps each of those from walking them all.
-        import torch  # noqa: F401
-        import torchviz  # noqa: F401
+    from sphinx.application import Sphinx
+    from sphinx.errors import SphinxError
 
-        gc.freeze()
-    warnings = io.StringIO()
+    outdir = builddir / "gallery"
+    junit = outdir / "lessons-junit.xml"
+    junit.unlink(missing_ok=True)
+    # sphinx-gallery's documented `parallel` option: a process per core pays
+    # off when there are lessons to share out (11 lessons: 4.3 s instead of
+    # 4.7 s); for one or two it costs the workers' start-up (one: 2.7 s, not 2.3).
+    cores = os.cpu_count() or 1
+    parallel = cores if plot and len(stale) > cores else False
+    overrides = {
+        "plot_gallery": str(plot),
+        "sphinx_gallery_conf.junit": junit.name,
+        "sphinx_gallery_conf.parallel": parallel,
+    }
+    messages = io.StringIO()
     try:
-        with patch_docutils(ROOT), docutils_namespace():
-            app = Sphinx(
-                srcdir=srcdir,
-                confdir=ROOT,
-                outdir=builddir / "gallery",
-                doctreedir=builddir / "gallery" / ".doctrees",
-                buildername="dummy",
-                confoverrides={"lessons_execute": True, "plot_gallery": str(plot)},
-                status=None,
-                warning=warnings,
-                freshenv=True,
-            )
+        # sphinx-gallery generates the gallery when Sphinx has made its builder
+        # (the builder-inited event), so the application's start-up is the whole
+        # run: nothing is read or written afterwards.
+        with captured_output() as log:
+            Sphinx(
+                srcdir, ROOT, outdir, outdir / "doctrees", "dummy", confoverrides=overrides,
+                status=None, warning=messages, freshenv=True, tags=["run_lessons"],
+            )  # fmt: skip
     except SphinxError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    conf = app.config.sphinx_gallery_conf
-    failing = conf["failing_examples"]
-    if failing:
-        for src_file, formatted in sorted(failing.items()):
+    output = messages.getvalue() + log.getvalue()
+    executed, failed = read_junit(junit, srcdir)
+    if failed:
+        for src_file, formatted in sorted(failed.items()):
             print(describe_failure(src_file, formatted), file=sys.stderr)
         return 1
-    if warnings.getvalue().strip():
-        print(warnings.getvalue(), file=sys.stderr, end="")
-        print("error: the gallery produced warnings (see above)", file=sys.stderr)
+    if output.strip():
+        print(output, file=sys.stderr, end="")
+        print("error: running the lessons made Sphinx warn (see above)", file=sys.stderr)
+        return 1
+    if plot and stale and not junit.exists():
+        print("error: sphinx-gallery executed nothing at Sphinx's start-up", file=sys.stderr)
         return 1
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
     normalize_zips(out_dir, epoch)
-    for codeobj in out_dir.glob("*.codeobj.json"):
-        codeobj.unlink()
     record_complete(out_dir, gallery_dir)
-    executed = sorted(Path(p).name for p in conf["passing_examples"])
-    reused = len(conf["stale_examples"])
-    print(f"gallery: executed {len(executed)} lesson(s) {' '.join(executed)}; reused {reused}")
+    names = sorted(Path(p).name for p in executed)
+    print(
+        f"gallery: executed {len(names)} lesson(s) {' '.join(names)}; "
+        f"reused {len(lessons) - len(names)}"
+    )
     return 0
 
 

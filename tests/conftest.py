@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ext import workspace
+from tools import workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(sys.prefix)

@@ -54,6 +54,23 @@ def test_a_lesson_that_raises(project):
     assert not (project / "_build" / "html" / "en" / "index.html").exists()
 
 
+def test_a_lesson_that_warns(project):
+    """A warning that a lesson does not catch would show on its page: one error
+    names the lesson and the line, and says what to do."""
+    lesson = project / "gallery" / LESSONS[0].name
+    lines = lesson.read_text().splitlines()
+    lines += ["import warnings", 'warnings.warn("a planted warning", UserWarning, stacklevel=1)']
+    lesson.write_text("\n".join(lines) + "\n")
+    before = state(project)
+    run = make(project, "html")
+    assert run.returncode != 0
+    (error,) = errors(run.output)
+    assert f"gallery/{lesson.name}:{len(lines)} warned UserWarning: a planted warning" in error
+    assert "warnings.catch_warnings()" in run.output
+    assert untouched(project, before)
+    assert not (project / "_build" / "html" / "en" / "index.html").exists()
+
+
 def test_a_po_file_with_a_syntax_error(project):
     po = project / "locale/zh_CN/LC_MESSAGES/index.po"
     text = po.read_text(encoding="utf-8")

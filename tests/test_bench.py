@@ -25,16 +25,14 @@ def test_quick_bench_writes_a_report(tmp_path):
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     data = json.loads((tmp_path / "report.json").read_text())
-    for figure in ["floor", "clean_build", "zh_after_en", "translator_loop", "author_loop"]:
-        assert data[figure], figure
-    for key in ["median", "min", "max", "runs"]:
-        assert key in data["clean_build"]["seconds"]
-        assert key in data["clean_build"]["ratio"]
-    assert data["floor"]["lessons"] == len(LESSONS)
-    assert data["clean_build"]["scripts"] == [len(LESSONS)]
-    assert data["zh_after_en"]["scripts"] == [0]
-    assert data["translator_loop"]["scripts"] == [0]
-    assert data["author_loop"]["scripts"] == [1]
-    assert len(data["reader"]["bytes"]) == 2 * len(LESSONS)
+    figures = data["trees"]["this"]
+    assert set(figures) == {"clean", "zh_after_en", "translator", "author"}
+    for key in ["median", "min", "max"]:
+        assert key in figures["clean"]["seconds"]
+        assert key in figures["clean"]["ratio"]
+    assert figures["clean"]["executed"] == [len(LESSONS)]
+    assert figures["zh_after_en"]["executed"] == [0]
+    assert figures["translator"]["executed"] == [0]
+    assert figures["author"]["executed"] == [1]
     text = (tmp_path / "report.md").read_text()
-    assert text.startswith("# make bench") and "| reader |" in text
+    assert text.startswith("# make bench") and "| this | author |" in text

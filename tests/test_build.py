@@ -159,6 +159,32 @@ def test_chinese_cards_are_translated(site):
         assert CJK.search(text), text
 
 
+def test_the_cards_of_the_installed_sphinx_gallery_are_rewritten(site):
+    """ext/cards.py knows the card markup of the installed sphinx-gallery: when
+    this fails, sphinx-gallery changed its cards (see ext/cards.py)."""
+    from ext.cards import translatable_cards
+
+    index = (site.root / "docs" / "lessons" / "index.rst").read_text(encoding="utf-8")
+    assert index.count("sphx-glr-thumbcontainer") == len(LESSONS)
+    rewritten = translatable_cards(index)
+    assert "sphx-glr-thumbcontainer" not in rewritten
+    assert rewritten.count(".. lesson-card::") == len(LESSONS)
+
+
+def test_no_page_shows_a_warning_or_a_path_of_the_build_machine(site):
+    """A lesson's output is what a reader would see running it: no warning,
+    and nothing of where the site was built."""
+    local = [str(site.root), str(Path(sys.prefix)), "/tmp/", "site-packages"]
+    for lang in LANGUAGES:
+        for page in site.pages(lang):
+            text = page.read_text(encoding="utf-8")
+            # How Python prints a warning it was not told to catch: a lesson
+            # may print one it caught on purpose, in its own words.
+            assert not re.search(r"\.py:\d+: \w*Warning: ", text), page
+            for path in local:
+                assert path not in text, (page, path)
+
+
 def test_the_gallery_ran_once_for_both_languages(site):
     assert site.log.count("gallery: executed") == 1
     m = re.search(r"gallery: executed (\d+) lesson", site.log)
@@ -219,6 +245,9 @@ def test_clean_builds_are_identical_and_need_no_network(site, tmp_path):
     assert run.returncode == 0, run.output
     first, second = snapshot(site.html), snapshot(root / "_build" / "html")
     assert first.keys() == second.keys()
+    # .buildinfo hashes the configuration: no path of the checkout may be in it.
+    for lang in LANGUAGES:
+        assert first[f"{lang}/.buildinfo"] == second[f"{lang}/.buildinfo"]
     differ = [name for name in first if first[name] != second[name]]
     assert not differ, f"differ between two clean builds: {differ[:10]}"
 

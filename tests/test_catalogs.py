@@ -14,7 +14,7 @@ pytestmark = pytest.mark.build
 
 def test_the_catalogs_pass_every_check():
     result = subprocess.run(
-        [sys.executable, "-m", "ext.i18n", "check", "zh_CN"],
+        [sys.executable, "-m", "ext.catalogs", "check", "zh_CN"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -1,4 +1,5 @@
-"""Each lesson runs on its own, as a reader would run the downloaded script."""
+"""Each lesson runs on its own, as a reader would run the downloaded script,
+and prints no warning."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ def test_lesson_runs_on_its_own(lesson, tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip(), "a lesson shows its results"
+    assert not result.stderr.strip(), "a lesson run on its own prints no warning"
 
 
 def prose(source: str) -> str:

@@ -8,12 +8,17 @@ gives them one catalog of their own, ``theme.po``:
 * ``make gettext`` writes ``theme.pot`` from :data:`THEME_STRINGS` plus the
   site's title and copyright line, so ``make update-po`` brings it to the
   translators with the page catalogs;
-* a translated build renders every page as usual, then replaces those
-  strings in the page's chrome (everything outside ``<article>``), and uses
-  the translated site title and copyright line.
+* a translated build uses the translated site title and copyright line, and
+  when it has written its pages, replaces those labels in each page's chrome
+  (everything outside ``<article>``).
 
-If the theme gains a label, the browser-facing test that scans the Chinese
-pages for English chrome fails and names it; add it here.
+Upstream limitation: Furo writes most of these labels as plain English in its
+templates, outside Sphinx's translation machinery, and sphinx-gallery's "Out:"
+is CSS content; the fix belongs in Furo (wrap the labels in ``_()``) and
+sphinx-gallery. Until then, this rewrites the written files, using only
+Sphinx's events. If the theme gains a label, the test that scans the Chinese
+pages for English chrome (tests/test_build.py) fails and names it; add it
+here.
 """
 
 from __future__ import annotations
@@ -123,7 +128,7 @@ def translate_chrome(page: str, table: dict[str, str]) -> str:
 
 
 def on_config_inited(app, config) -> None:
-    from ext.i18n import LOCALE, SOURCE_LANGUAGE
+    from ext.languages import LOCALE, SOURCE_LANGUAGE
 
     if config.language == SOURCE_LANGUAGE:
         return
@@ -135,17 +140,18 @@ def on_config_inited(app, config) -> None:
     config.theme_labels = {k: v for k, v in table.items() if k in THEME_STRINGS}
 
 
-def on_builder_inited(app) -> None:
+def translate_pages(app, exception) -> None:
+    """Translate the chrome of every page in the output (pages this build did
+    not write were translated by the build that wrote them: the rewrite
+    changes nothing twice, and a changed theme.po rewrites every page)."""
     table = app.config.theme_labels
-    if not table or app.builder.format != "html":
+    if exception is not None or not table or app.builder.format != "html":
         return
-    templates = app.builder.templates
-    render = templates.render
-
-    def render_translated(template, context):
-        return translate_chrome(render(template, context), table)
-
-    templates.render = render_translated
+    for page in sorted(Path(app.outdir).rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        translated = translate_chrome(text, table)
+        if translated != text:
+            page.write_text(translated, encoding="utf-8")
 
 
 def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
@@ -156,16 +162,15 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
         context["metatags"] = context.get("metatags", "") + f"<style>{css}</style>\n"
 
 
-def on_build_finished(app, exception) -> None:
+def write_template(app, exception) -> None:
     if exception is None and app.builder.name == "gettext":
         Path(app.outdir, f"{DOMAIN}.pot").write_text(pot_text(app.config), encoding="utf-8")
 
 
 def setup(app):
     app.add_config_value("theme_labels", {}, "html", types=[dict])
-    # After ext.i18n has checked and mirrored the catalogs.
-    app.connect("config-inited", on_config_inited, priority=600)
-    app.connect("builder-inited", on_builder_inited)
+    app.connect("config-inited", on_config_inited)
     app.connect("html-page-context", on_html_page_context)
-    app.connect("build-finished", on_build_finished)
+    app.connect("build-finished", translate_pages)
+    app.connect("build-finished", write_template)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

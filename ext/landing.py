@@ -1,0 +1,91 @@
+"""The landing page: the site's root index.html sends a reader to their language.
+
+    python -m ext.landing --out _build/html/index.html en zh_CN
+
+The page picks the first of the browser's preferred languages that the site
+has (else the first listed), and lists every language for a reader without
+JavaScript.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import sys
+from pathlib import Path
+
+from ext.languages import display_name, hreflang
+
+
+def landing_page(langs: list[str]) -> str:
+    """The root index.html: the reader's language if we have it, else the first."""
+    links = "\n".join(
+        f'      <li><a href="{c}/index.html" hreflang="{hreflang(c)}" '
+        f'lang="{hreflang(c)}">{html.escape(display_name(c))}</a></li>'
+        for c in langs
+    )
+    alternates = "\n".join(
+        f'  <link rel="alternate" hreflang="{hreflang(c)}" href="{c}/index.html">' for c in langs
+    )
+    codes = json.dumps(langs)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Double backward in PyTorch · 二阶反向传播</title>
+{alternates}
+  <link rel="alternate" hreflang="x-default" href="{langs[0]}/index.html">
+  <script>
+  (function () {{
+    var codes = {codes};
+    var wanted = navigator.languages || [navigator.language || ""];
+    function pick() {{
+      for (var i = 0; i < wanted.length; i++) {{
+        var w = String(wanted[i]).toLowerCase().replace("_", "-");
+        for (var j = 0; j < codes.length; j++) {{
+          var c = codes[j].toLowerCase().replace("_", "-");
+          if (w === c) return codes[j];
+        }}
+        for (var k = 0; k < codes.length; k++) {{
+          if (w.split("-")[0] === codes[k].toLowerCase().split("_")[0]) return codes[k];
+        }}
+      }}
+      return codes[0];
+    }}
+    location.replace(pick() + "/index.html" + location.hash);
+  }})();
+  </script>
+  <style>
+    body {{ font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem; }}
+    a {{ font-size: 1.25rem; }}
+  </style>
+</head>
+<body>
+  <main>
+    <h1>Double backward in PyTorch</h1>
+    <p>Choose a language · 选择语言:</p>
+    <ul>
+{links}
+    </ul>
+  </main>
+</body>
+</html>
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ext.landing", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("langs", nargs="+")
+    args = parser.parse_args(argv)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(landing_page(args.langs), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""The translators' commands: ``make update-po`` and ``make stat``.
+
+``python -m ext.translators update-po zh_CN`` merges the English messages
+that ``make gettext`` extracted (``_build/gettext/**.pot``) into each
+language's catalogs, keeping every translation; ``python -m ext.translators
+stat zh_CN`` shows how far each catalog is translated. See
+docs/translating.md for the translators' loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ext.catalogs import CatalogError, catalogs, load
+from ext.languages import LOCALE, ROOT, LanguageError, check_language, display_name, rel
+
+
+def _without_creation_date(text: str) -> str:
+    return re.sub(r'^"POT-Creation-Date: .*\\n"\n', "", text, flags=re.M)
+
+
+def _new_catalog(pot: Path, lang: str, out: Path) -> None:
+    import polib
+    from babel import Locale
+    from babel.messages.plurals import get_plural
+
+    catalog = polib.pofile(str(pot), wrapwidth=79)
+    catalog.header = (
+        f"{display_name(lang)} ({lang}) translation of this page.\n"
+        "Edit the msgstr lines only; see the translators' guide."
+    )
+    catalog.metadata_is_fuzzy = False
+    plural = get_plural(Locale.parse(lang))
+    catalog.metadata.update(
+        {
+            "Language": lang,
+            "Language-Team": f"{display_name(lang)} <LL@li.org>",
+            "Plural-Forms": f"nplurals={plural.num_plurals}; plural={plural.plural_expr};",
+        }
+    )
+    catalog.save(str(out))
+
+
+def powrap(paths: list[Path], check: bool = False) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "powrap", "--quiet"] + (["--check"] if check else [])
+    return subprocess.run(cmd + [str(p) for p in paths], capture_output=True, text=True)
+
+
+def update_po(pot_dir: Path, langs: list[str], locale_dir: Path = LOCALE) -> dict[str, int]:
+    """Merge the templates in *pot_dir* into each language's catalogs.
+
+    Translations are never dropped: a message whose English changed keeps its
+    old translation as a fuzzy suggestion with the previous msgid (``#|``), and
+    a message that left the sources stays in the file as obsolete (``#~``).
+    A catalog whose messages did not change is left untouched, byte for byte.
+    """
+    counts = {"created": 0, "updated": 0, "unchanged": 0}
+    pots = sorted(pot_dir.rglob("*.pot"))
+    if not pots:
+        raise CatalogError(f"no templates in {rel(pot_dir)}: run `make gettext` first")
+    with tempfile.TemporaryDirectory() as tmp:
+        for lang in langs:
+            check_language(lang, locale_dir, need_catalogs=False)
+            for pot in pots:
+                name = pot.relative_to(pot_dir).with_suffix(".po")
+                po = locale_dir / lang / "LC_MESSAGES" / name
+                out = Path(tmp) / lang / name
+                out.parent.mkdir(parents=True, exist_ok=True)
+                if po.exists():
+                    load(po)  # refuse to merge into a broken file
+                    subprocess.run(
+                        [
+                            "msgmerge",
+                            "--quiet",
+                            "--previous",
+                            f"--lang={lang}",
+                            "-o",
+                            str(out),
+                            str(po),
+                            str(pot),
+                        ],
+                        check=True,
+                    )
+                else:
+                    _new_catalog(pot, lang, out)
+                result = powrap([out])
+                if result.returncode:
+                    raise CatalogError(f"powrap failed on {name}: {result.stderr}")
+                new = out.read_text(encoding="utf-8")
+                if po.exists():
+                    old = po.read_text(encoding="utf-8")
+                    if _without_creation_date(old) == _without_creation_date(new):
+                        counts["unchanged"] += 1
+                        continue
+                    counts["updated"] += 1
+                    print(f"updated {rel(po)}")
+                else:
+                    counts["created"] += 1
+                    print(f"created {rel(po)}")
+                po.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(out, po)
+            known = {p.relative_to(pot_dir).with_suffix("").as_posix() for p in pots}
+            for domain, path in catalogs(lang, locale_dir).items():
+                if domain not in known:
+                    print(f"kept {rel(path)}: its page is gone; delete it by hand if unwanted")
+    return counts
+
+
+def stat(langs: list[str], locale_dir: Path = LOCALE) -> list[dict]:
+    rows = []
+    for lang in langs:
+        for domain, path in catalogs(lang, locale_dir).items():
+            catalog = load(path)
+            translated = len(catalog.translated_entries())
+            fuzzy = len(catalog.fuzzy_entries())
+            untranslated = len(catalog.untranslated_entries())
+            total = translated + fuzzy + untranslated
+            rows.append(
+                {
+                    "language": lang,
+                    "catalog": domain,
+                    "translated": translated,
+                    "fuzzy": fuzzy,
+                    "untranslated": untranslated,
+                    "percent": 100.0 * translated / total if total else 100.0,
+                }
+            )
+    return rows
+
+
+def print_stat(rows: list[dict]) -> None:
+    width = max([len(r["catalog"]) for r in rows] + [7])
+    print(f"{'lang':6} {'catalog':{width}}  {'done':>6}  {'transl.':>7} {'fuzzy':>5} {'untr.':>5}")
+    for r in rows:
+        print(
+            f"{r['language']:6} {r['catalog']:{width}}  {r['percent']:5.1f}%"
+            f"  {r['translated']:7} {r['fuzzy']:5} {r['untranslated']:5}"
+        )
+    for lang in sorted({r["language"] for r in rows}):
+        mine = [r for r in rows if r["language"] == lang]
+        done = sum(r["translated"] for r in mine)
+        total = sum(r["translated"] + r["fuzzy"] + r["untranslated"] for r in mine)
+        fuzzy = sum(r["fuzzy"] for r in mine)
+        pct = 100.0 * done / total if total else 100.0
+        print(f"{lang}: {pct:.1f} % translated, {fuzzy} fuzzy, {total - done - fuzzy} untranslated")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ext.translators", description=__doc__.splitlines()[0]
+    )
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("update-po", help="merge templates into catalogs")
+    p.add_argument("--pot", type=Path, default=ROOT / "_build" / "gettext")
+    p.add_argument("langs", nargs="+")
+    p = sub.add_parser("stat", help="translation progress per catalog")
+    p.add_argument("langs", nargs="+")
+    args = parser.parse_args(argv)
+    try:
+        if args.cmd == "update-po":
+            counts = update_po(args.pot, args.langs)
+            print(", ".join(f"{v} {k}" for k, v in counts.items()))
+        else:
+            print_stat(stat(args.langs))
+    except (CatalogError, LanguageError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
