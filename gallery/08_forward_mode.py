@@ -21,6 +21,13 @@ backward needs: a ``backward`` that autograd can follow.
 # :math:`f(x)` comes out with the tangent :math:`J_f(x)\,v`.
 # ``torch.autograd.forward_ad`` provides ``dual_level()`` (dual tensors exist
 # only inside it), ``make_dual(x, v)`` and ``unpack_dual(y)``.
+#
+# The first ``make_dual`` of a process loads PyTorch's own forward-mode rules.
+# Some releases warn there that ``torch.jit.script``, which those rules use, is
+# deprecated: a note about PyTorch's code, not yours, so the lessons silence
+# exactly that message.
+
+import warnings
 
 import torch
 import torch.autograd.forward_ad as fwAD
@@ -29,7 +36,8 @@ torch.manual_seed(0)
 x = torch.randn(4, dtype=torch.float64)
 v = torch.randn(4, dtype=torch.float64)
 
-with fwAD.dual_level():
+with warnings.catch_warnings(), fwAD.dual_level():
+    warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
     y, y_tangent = fwAD.unpack_dual(torch.sin(fwAD.make_dual(x, v)))
 print("tangent of sin(x):", y_tangent)
 assert torch.allclose(y_tangent, torch.cos(x) * v)

@@ -24,6 +24,8 @@ formula.
 # ``vmap`` batch the Function by running its methods under ``vmap``
 # themselves, which works when they use only PyTorch operations.
 
+import warnings
+
 import torch
 from torch import func
 
@@ -113,7 +115,11 @@ H_formula = A.T @ torch.diag(-2 * y * (1 - y**2)) @ A
 
 def hessian_or_error(function):
     try:
-        return func.hessian(lambda x: function.apply(A @ x).sum())(x)
+        with (
+            warnings.catch_warnings()
+        ):  # PyTorch's own deprecation note when forward mode first loads (lesson 08)
+            warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+            return func.hessian(lambda x: function.apply(A @ x).sum())(x)
     except (NotImplementedError, RuntimeError) as error:
         return f"{type(error).__name__}: {str(error).split('. ')[0]}"
 

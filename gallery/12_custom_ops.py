@@ -28,6 +28,8 @@ it, repairs it, and tests it with ``torch.library.opcheck``.
 #   ``torch.autograd.Function`` in the newer style (these exact parameter
 #   names: they are passed by keyword).
 
+import warnings
+
 import numpy as np
 import torch
 
@@ -232,7 +234,9 @@ except RuntimeError as error:
     message = str(error).split(". ")[0]
     print("torch.func.grad:", message)
 ones = torch.ones_like(x)
-_, tangent = torch.func.jvp(numpy_sin, (x.detach(),), (ones,))
+with warnings.catch_warnings():  # PyTorch's own note when forward mode first loads (lesson 08)
+    warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+    _, tangent = torch.func.jvp(numpy_sin, (x.detach(),), (ones,))
 print("torch.func.jvp tangent is zero:", bool((tangent == 0).all()), "| cos(x) is not")
 assert "must override the setup_context staticmethod" in message
 assert torch.equal(tangent, torch.zeros_like(x)) and not torch.allclose(tangent, torch.cos(x))

@@ -24,6 +24,8 @@ Wall-clock times would change from one machine, and one run, to the next.
 # written as a Function that has a ``jvp`` and a vmap rule, so that every
 # method below can run through it (:ref:`lesson-torch-func`).
 
+import warnings
+
 import torch
 import torch.autograd.forward_ad as fwAD
 from torch.utils.flop_counter import FlopCounterMode
@@ -141,7 +143,9 @@ def double_backward():
 
 
 def forward_over_reverse():
-    with fwAD.dual_level():
+    with warnings.catch_warnings(), fwAD.dual_level():
+        # PyTorch's own deprecation note when forward mode first loads (lesson 08)
+        warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
         dual = fwAD.make_dual(theta.clone().requires_grad_(), v)
         (g,) = torch.autograd.grad(loss(dual), dual)
         return fwAD.unpack_dual(g).tangent

@@ -415,7 +415,9 @@ class CubeForgotSaveForForward(Cube):
 
 
 def dual_cube(function):
-    with fwAD.dual_level():
+    with warnings.catch_warnings(), fwAD.dual_level():
+        # PyTorch's own deprecation note when forward mode first loads (lesson 08)
+        warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
         function.apply(fwAD.make_dual(x.detach(), torch.ones(3, dtype=torch.float64)))
 
 
