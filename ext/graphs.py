@@ -302,7 +302,13 @@ def alt_text(graph: Graph) -> str:
 
 
 def displayed_value(block_source: str, example_globals: dict):
-    """The value that a code block displays: its last expression, or None."""
+    """The value that a code block displays: its last expression, or None.
+
+    A shim: sphinx-gallery gives a scraper no public way to see the value a
+    block displays. It keeps it in ``example_globals["___"]``, an undocumented
+    name; if that ever changes, no graph is drawn, and
+    tests/test_build.py (every lesson that calls make_dot shows a graph) fails.
+    """
     try:
         tree = ast.parse(block_source)
     except SyntaxError:
