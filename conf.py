@@ -21,6 +21,7 @@ extensions = [
     "ext.gallery",  # the lessons' pages, made once by `make gallery`
     "ext.cards",  # the gallery's cards are translatable
     "ext.exercises",  # each exercise's solution, shown on demand under its lesson
+    "ext.code_comments",  # comments and docstrings in code are translated too
     "ext.language_switcher",  # links to the same page in the other languages
     "ext.search",  # Chinese search knows the glossary's words
     "ext.theme_labels",  # the theme's labels have a catalog too (theme.po)

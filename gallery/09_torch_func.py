@@ -115,9 +115,8 @@ H_formula = A.T @ torch.diag(-2 * y * (1 - y**2)) @ A
 
 def hessian_or_error(function):
     try:
-        with (
-            warnings.catch_warnings()
-        ):  # PyTorch's own deprecation note when forward mode first loads (lesson 08)
+        with warnings.catch_warnings():
+            # PyTorch's own deprecation note when forward mode first loads (lesson 08)
             warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
             return func.hessian(lambda x: function.apply(A @ x).sum())(x)
     except (NotImplementedError, RuntimeError) as error:

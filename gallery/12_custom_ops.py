@@ -234,7 +234,8 @@ except RuntimeError as error:
     message = str(error).split(". ")[0]
     print("torch.func.grad:", message)
 ones = torch.ones_like(x)
-with warnings.catch_warnings():  # PyTorch's own note when forward mode first loads (lesson 08)
+with warnings.catch_warnings():
+    # PyTorch's own deprecation note when forward mode first loads (lesson 08)
     warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
     _, tangent = torch.func.jvp(numpy_sin, (x.detach(),), (ones,))
 print("torch.func.jvp tangent is zero:", bool((tangent == 0).all()), "| cos(x) is not")
