@@ -28,13 +28,14 @@ your own Function.
 #
 # The weight :math:`W` has shape ``(out_features, in_features)`` and the bias
 # :math:`b` has shape ``(out_features,)``. Given the gradient :math:`g` of the
-# loss with respect to :math:`y`, the three gradients are:
+# loss with respect to :math:`y`, with rows :math:`g_i`, the three gradients
+# are:
 #
 # .. math::
 #
 #    \frac{\partial L}{\partial x} = g W, \quad
 #    \frac{\partial L}{\partial W} = g^\top x, \quad
-#    \frac{\partial L}{\partial b} = \sum_{\text{rows}} g
+#    \frac{\partial L}{\partial b} = \sum_i g_i
 #
 # The input may have extra batch dimensions in front, for example
 # ``(batch, time, in_features)``. The weight and the bias are shared by every

@@ -194,13 +194,14 @@ make_dot(g_tiny, params={"x": x_tiny, "g": g_tiny})
 # -------------------------
 #
 # A Wasserstein GAN with gradient penalty (WGAN-GP) trains a *critic*
-# :math:`D` that scores samples: high for real data, low for generated
-# ("fake") data. To keep the critic well behaved, its loss adds a penalty
-# that pushes the norm of its gradient with respect to its input towards 1:
+# :math:`D` that scores samples: high for a real sample :math:`x_r`, low for
+# a generated ("fake") one :math:`x_f`. To keep the critic well behaved, its
+# loss adds a penalty that pushes the norm of its gradient with respect to
+# its input towards 1:
 #
 # .. math::
 #
-#    \operatorname{loss} = D(\mathrm{fake}) - D(\mathrm{real})
+#    L = D(x_f) - D(x_r)
 #    + \lambda \left( \left\| \nabla_{\hat{x}} D(\hat{x}) \right\|_2
 #    - 1 \right)^2
 #

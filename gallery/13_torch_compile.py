@@ -111,7 +111,7 @@ assert torch.equal(second, torch.full_like(x, 2.0))
 # -----------------------------------------------
 #
 # Back to the critic compiled above. The Wasserstein part of the critic's
-# loss, :math:`D(\mathrm{fake}) - D(\mathrm{real})`, is differentiated once:
+# loss, :math:`D(x_f) - D(x_r)` for fake and real samples, is differentiated once:
 # it can go through the compiled critic. The penalty is differentiated twice:
 # it goes through the same critic in eager mode. Both share the parameters, so
 # one ``backward()`` trains them, and the step equals a fully eager one.
