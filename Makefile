@@ -20,6 +20,11 @@ BUILDDIR ?= _build
 PORT ?= 8000
 LIVELANG ?= en
 SPHINXOPTS ?=
+# The address the site is published at, such as
+# https://example.org/double-backward/ (docs/building.md, "Publishing"). Set,
+# each page gets a canonical link and absolute hreflang links, and the build
+# writes sitemaps; unset, links stay relative and no sitemap is written.
+SITE_URL ?=
 
 SOURCE_LANGUAGE := $(firstword $(LANGUAGES))
 TRANSLATIONS := $(filter-out $(SOURCE_LANGUAGE),$(LANGUAGES))
@@ -69,7 +74,7 @@ system:
 setup: $(INSTALLED) system
 
 .PHONY: languages
-languages: setup
+languages: setup site-url
 	@$(BIN)/python -m ext.languages $(LANGUAGES)
 
 # -- Building ----------------------------------------------------------------
@@ -93,7 +98,7 @@ html-zh: html-zh_CN ## Build the Chinese pages into _build/html/zh_CN
 define language_rules
 .PHONY: html-$(1) catalogs-$(1)
 html-$(1): gallery $(if $(filter $(1),$(SOURCE_LANGUAGE)),,catalogs-$(1))
-	@$$(SPHINXBUILD) -b html -D language=$(1) -d $$(BUILDDIR)/doctrees/$(1) docs $$(BUILDDIR)/html/$(1)
+	@$$(SPHINXBUILD) -b html -D language=$(1) $$(call baseurl,$(1)) -d $$(BUILDDIR)/doctrees/$(1) docs $$(BUILDDIR)/html/$(1)
 	@echo "built $$(BUILDDIR)/html/$(1)/index.html"
 
 catalogs-$(1): languages
@@ -103,7 +108,17 @@ $(foreach lang,$(LANGUAGES),$(eval $(call language_rules,$(lang))))
 
 .PHONY: landing
 landing: languages
-	@$(BIN)/python -m ext.landing --out $(BUILDDIR)/html/index.html $(LANGUAGES)
+	@$(BIN)/python -m ext.landing --out $(BUILDDIR)/html/index.html $(if $(SITE_URL),--site-url "$$SITE_URL") $(LANGUAGES)
+	@$(if $(SITE_URL),$(BIN)/python -m ext.publishing sitemap-index --out $(BUILDDIR)/html/sitemap.xml "$$SITE_URL" $(LANGUAGES),rm -f $(BUILDDIR)/html/sitemap.xml)
+
+# SITE_URL reaches the commands through the environment, never through the
+# command line that make writes, so that no character of it is run as shell.
+# A language's pages live in its folder: its html_baseurl is SITE_URL/<code>/.
+baseurl = $(if $(SITE_URL),-D "html_baseurl=$${SITE_URL%/}/$(1)/")
+
+.PHONY: site-url
+site-url: setup
+	$(if $(SITE_URL),@$(BIN)/python -m ext.publishing check "$$SITE_URL")
 
 .PHONY: html-noplot
 html-noplot: ## Build every language without executing any lesson

@@ -23,6 +23,7 @@ extensions = [
     "ext.exercises",  # each exercise's solution, shown on demand under its lesson
     "ext.code_comments",  # comments and docstrings in code are translated too
     "ext.language_switcher",  # links to the same page in the other languages
+    "ext.publishing",  # with SITE_URL: canonical links, absolute hreflang, sitemaps
     "ext.search",  # Chinese search knows the glossary's words
     "ext.theme_labels",  # the theme's labels have a catalog too (theme.po)
     "ext.mathml",  # formulas become MathML at build time

@@ -1,10 +1,13 @@
 """The landing page: the site's root index.html sends a reader to their language.
 
-    python -m ext.landing --out _build/html/index.html en zh_CN
+    python -m ext.landing --out _build/html/index.html [--site-url URL] en zh_CN
 
 The page picks the first of the browser's preferred languages that the site
 has (else the first listed), and lists every language for a reader without
-JavaScript.
+JavaScript. Its links and its redirect are relative, so the site works under
+any folder; given the site's address (``SITE_URL``, ext/publishing.py), it
+also names itself and its alternates by their absolute addresses, for search
+engines.
 """
 
 from __future__ import annotations
@@ -16,18 +19,26 @@ import sys
 from pathlib import Path
 
 from ext.languages import display_name, hreflang
+from ext.publishing import SiteURLError, site_url
 
 
-def landing_page(langs: list[str]) -> str:
-    """The root index.html: the reader's language if we have it, else the first."""
+def landing_page(langs: list[str], address: str | None = None) -> str:
+    """The root index.html: the reader's language if we have it, else the first.
+
+    *address* is the site's (SITE_URL), for a canonical link and absolute alternates.
+    """
+    base = html.escape(address or "")
     links = "\n".join(
         f'      <li><a href="{c}/index.html" hreflang="{hreflang(c)}" '
         f'lang="{hreflang(c)}">{html.escape(display_name(c))}</a></li>'
         for c in langs
     )
     alternates = "\n".join(
-        f'  <link rel="alternate" hreflang="{hreflang(c)}" href="{c}/index.html">' for c in langs
+        f'  <link rel="alternate" hreflang="{hreflang(c)}" href="{base}{c}/index.html">'
+        for c in langs
     )
+    if address:
+        alternates = f'  <link rel="canonical" href="{base}">\n' + alternates
     codes = json.dumps(langs)
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -36,7 +47,7 @@ def landing_page(langs: list[str]) -> str:
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Double backward in PyTorch · 二阶反向传播</title>
 {alternates}
-  <link rel="alternate" hreflang="x-default" href="{langs[0]}/index.html">
+  <link rel="alternate" hreflang="x-default" href="{base}{langs[0]}/index.html">
   <script>
   (function () {{
     var codes = {codes};
@@ -80,10 +91,16 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m ext.landing", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--site-url", help="the site's address (SITE_URL)")
     parser.add_argument("langs", nargs="+")
     args = parser.parse_args(argv)
+    try:
+        address = site_url(args.site_url) if args.site_url else None
+    except SiteURLError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(landing_page(args.langs), encoding="utf-8")
+    args.out.write_text(landing_page(args.langs, address), encoding="utf-8")
     return 0
 
 

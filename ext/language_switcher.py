@@ -5,7 +5,8 @@ Each page gets, through Sphinx's ``html-page-context`` event:
 * ``language_links`` and ``language_label`` for the sidebar template
   ``docs/_templates/sidebar/languages.html``, which draws the switcher;
 * ``<link rel="alternate" hreflang=...>`` tags in its head (and an
-  ``x-default`` one), so that search engines know the translations.
+  ``x-default`` one), so that search engines know the translations; they are
+  absolute when the site has an address (``SITE_URL``, ext/publishing.py).
 
 The languages are those the Makefile builds (``-D site_languages``), else the
 source language and every language with catalogs in locale/.
@@ -13,7 +14,10 @@ source language and every language with catalogs in locale/.
 
 from __future__ import annotations
 
+from html import escape
+
 from ext.languages import LOCALE, SOURCE_LANGUAGE, display_name, hreflang
+from ext.publishing import page_url, site_root
 
 LANGUAGE_LABEL = {"en": "Language", "zh_CN": "语言"}
 
@@ -45,12 +49,15 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     links = language_links(pagename, app.config.language, site_languages(app.config))
     context["language_links"] = links
     context["language_label"] = LANGUAGE_LABEL.get(app.config.language, "Language")
+    # Search engines ignore relative alternates: absolute ones once the site
+    # has an address (SITE_URL, see ext/publishing.py).
+    root = site_root(app.config)
+    hrefs = [page_url(root, link["code"], pagename) if root else link["url"] for link in links]
     alternates = "".join(
-        f'<link rel="alternate" hreflang="{link["hreflang"]}" href="{link["url"]}">\n'
-        for link in links
+        f'<link rel="alternate" hreflang="{link["hreflang"]}" href="{escape(href)}">\n'
+        for link, href in zip(links, hrefs, strict=True)
     )
-    default = links[0]["url"]
-    alternates += f'<link rel="alternate" hreflang="x-default" href="{default}">\n'
+    alternates += f'<link rel="alternate" hreflang="x-default" href="{escape(hrefs[0])}">\n'
     context["metatags"] = context.get("metatags", "") + alternates
 
 

@@ -48,7 +48,7 @@ def server(site):
     httpd.shutdown()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # one at a time: test_publishing.py runs its own
 def browser():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make test does)")

@@ -1,0 +1,158 @@
+"""The published site: its address makes it findable in both languages.
+
+One setting, ``SITE_URL`` (``make html SITE_URL=https://example.org/double-backward/``),
+is the address of the site's root, where the landing page is. The Makefile
+checks it once::
+
+    python -m ext.publishing check "$SITE_URL"
+
+and passes each language build its own address as Sphinx's ``html_baseurl``
+(``https://example.org/double-backward/en/``). Then:
+
+* every page carries a canonical link (Sphinx and Furo write it from
+  ``html_baseurl``), and its ``hreflang`` alternates are absolute
+  (``ext/language_switcher.py`` asks :func:`site_root`);
+* each language gets a ``sitemap.xml`` from sphinx-sitemap, which lists each
+  page with its address in every language;
+* the root gets a sitemap index naming each language's sitemap::
+
+    python -m ext.publishing sitemap-index --out _build/html/sitemap.xml "$SITE_URL" en zh_CN
+
+Without ``SITE_URL`` none of this happens: links stay relative, no sitemap is
+written, and sphinx-sitemap is not even loaded (it would warn that
+``html_baseurl`` is missing, and the build treats warnings as errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+from xml.sax.saxutils import escape
+
+EXAMPLE = "https://example.org/double-backward/"
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+# Pages with nothing for a search engine to index.
+SITEMAP_EXCLUDES = ["search.html", "genindex.html"]
+
+
+class SiteURLError(ValueError):
+    """An address the site cannot be published at, with what to do about it."""
+
+
+def site_url(value: str, name: str = "SITE_URL") -> str:
+    """*value* as the site's address, ending with one slash; else SiteURLError."""
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # such as an unclosed [IPv6 address
+        parts = urlsplit("")
+    problem = None
+    if any(ch.isspace() or ch in "\"'<>\\`" for ch in value):
+        problem = "contains a space, a quote or a character that needs escaping"
+    elif parts.scheme not in ("http", "https") or not parts.hostname:
+        problem = "is not an absolute http(s) address"
+    elif parts.query or parts.fragment or value.endswith(("?", "#")):
+        problem = "has a query or a #fragment"
+    elif parts.username or parts.password:
+        problem = "carries a user name or password"
+    elif "//" in parts.path:
+        problem = "has an empty folder name (//) in its path"
+    if problem:
+        raise SiteURLError(
+            f"{name}={value!r} {problem}: set it to the address of the site's root, "
+            f"such as {EXAMPLE} (or leave it unset to build for reading locally)"
+        )
+    return value.rstrip("/") + "/"
+
+
+def site_root(config) -> str | None:
+    """The site's address, from this language build's ``html_baseurl``; None if unset.
+
+    The Makefile passes ``html_baseurl = SITE_URL + <language>/``: a language's
+    pages live in its own folder below the site's root.
+    """
+    base = config.html_baseurl
+    if not base:
+        return None
+    folder = f"{config.language}/"
+    if not base.endswith("/" + folder):
+        raise SiteURLError(
+            f"html_baseurl={base!r} does not end with this language's folder "
+            f"{folder!r}: set SITE_URL instead (make html SITE_URL={EXAMPLE})"
+        )
+    return site_url(base[: -len(folder)], name="html_baseurl")
+
+
+def page_url(root: str, language: str, pagename: str) -> str:
+    """The absolute address of *pagename* in *language*."""
+    return f"{root}{language}/{pagename}.html"
+
+
+def on_config_inited(app, config) -> None:
+    """With an address: set up sphinx-sitemap for this language's folder."""
+    from sphinx.errors import ConfigError
+
+    from ext.language_switcher import site_languages
+
+    try:
+        root = site_root(config)
+    except SiteURLError as exc:
+        raise ConfigError(str(exc)) from None
+    if root is None:
+        # No sitemap, not even one a build with an address left behind.
+        (Path(app.outdir) / "sitemap.xml").unlink(missing_ok=True)
+        return
+    # Loaded here rather than in conf.py: only now is html_baseurl known, as
+    # conf.py runs before the Makefile's -D values apply. Its own settings: the
+    # sitemap of en/ lists SITE_URL + en/<page>.html, and with each page its
+    # address in every language.
+    app.setup_extension("sphinx_sitemap")
+    config.site_url = root
+    config.sitemap_url_scheme = "{lang}{link}"
+    config.sitemap_locales = site_languages(config)
+    config.sitemap_excludes = SITEMAP_EXCLUDES
+
+
+def sitemap_index(root: str, langs: list[str]) -> str:
+    """The root's sitemap index: one entry per language's sitemap."""
+    entries = "".join(
+        f"  <sitemap><loc>{escape(root)}{escape(code)}/sitemap.xml</loc></sitemap>\n"
+        for code in langs
+    )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        f'<sitemapindex xmlns="{SITEMAP_NS}">\n{entries}</sitemapindex>\n'
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m ext.publishing", description=__doc__.splitlines()[0]
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("check", help="check a SITE_URL")
+    check.add_argument("url")
+    index = commands.add_parser("sitemap-index", help="write the root's sitemap index")
+    index.add_argument("--out", type=Path, required=True)
+    index.add_argument("url")
+    index.add_argument("langs", nargs="+")
+    args = parser.parse_args(argv)
+    try:
+        root = site_url(args.url)
+    except SiteURLError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.command == "sitemap-index":
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(sitemap_index(root, args.langs), encoding="utf-8")
+    return 0
+
+
+def setup(app):
+    app.connect("config-inited", on_config_inited)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

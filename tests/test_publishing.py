@@ -1,0 +1,295 @@
+"""Publishing: the site at its address, found in both languages, under any folder.
+
+The site is built a second time (the lessons are not run again) with
+``SITE_URL=https://example.org/double-backward/``, as a fork named
+double-backward is published on GitHub Pages, and served on 127.0.0.1 under
+``/double-backward/`` only: a request outside that folder gets 404, as on
+GitHub Pages. The browser tour of test_browser.py runs again against it: its
+tests are imported below, so pytest collects them here too, where ``server``
+is the sub-path server. (Their ``site`` stays the local build: the same pages.)
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import threading
+import urllib.request
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import test_browser
+from conftest import LANGUAGES, LESSONS, Site, build_env, copy_project, make
+from test_browser import (  # noqa: F401 (the tour: collected here too, with this module's server)
+    test_code_blocks_have_copy_buttons,
+    test_every_page_loads_cleanly_offline,
+    test_landing_page_sends_the_reader_to_their_language,
+    test_prev_next_lead_through_the_lessons_in_order,
+    test_search_box_finds_the_lessons,
+    test_switcher_round_trip_on_a_lesson,
+)
+
+from ext import landing, publishing
+
+pytestmark = pytest.mark.build
+
+SITE_URL = "https://example.org/double-backward/"
+PREFIX = "/double-backward"
+SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+XHTML = "{http://www.w3.org/1999/xhtml}"
+HREFLANG = {code: code.replace("_", "-") for code in LANGUAGES}
+
+# The tour's browser and tab, from test_browser.py; `server` is this module's.
+browser = test_browser.browser
+reader = test_browser.reader
+
+
+@pytest.fixture(scope="session")
+def published(site, tmp_path_factory) -> Site:
+    """The site built with its address, from a copy that has the executed lessons."""
+    root = copy_project(tmp_path_factory.mktemp("published"), with_generated=site.root)
+    run = make(root, "html", env=build_env(SITE_URL=SITE_URL))
+    assert run.returncode == 0, run.output
+    return Site(root, run.output)
+
+
+def pages(site: Site, lang: str) -> list[str]:
+    """Every page of *lang*, relative to the language's folder."""
+    return [p.relative_to(site.html / lang).as_posix() for p in site.pages(lang)]
+
+
+class Links(HTMLParser):
+    """Every <link> of a page, and every address a page refers to."""
+
+    def __init__(self):
+        super().__init__()
+        self.links: list[dict] = []
+        self.refs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "link":
+            self.links.append(attrs)
+        for name in ("href", "src", "action"):
+            if attrs.get(name):
+                self.refs.append(attrs[name])
+
+
+def links(page: Path) -> Links:
+    parser = Links()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def local_file(site: Site, url: str) -> Path:
+    """The built file an absolute address of the site stands for."""
+    assert url.startswith(SITE_URL), url
+    return site.html / url[len(SITE_URL) :]
+
+
+# -- Found in both languages ----------------------------------------------------
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_page_has_a_canonical_link_and_absolute_alternates(published, lang):
+    for rel in pages(published, lang):
+        found = links(published.html / lang / rel).links
+        canonical = [link["href"] for link in found if link.get("rel") == "canonical"]
+        assert canonical == [f"{SITE_URL}{lang}/{rel}"], rel
+        alternates = {
+            link["hreflang"]: link["href"] for link in found if link.get("rel") == "alternate"
+        }
+        assert alternates == {
+            **{HREFLANG[code]: f"{SITE_URL}{code}/{rel}" for code in LANGUAGES},
+            "x-default": f"{SITE_URL}{LANGUAGES[0]}/{rel}",
+        }, rel
+        assert all(local_file(published, url).is_file() for url in alternates.values()), rel
+
+
+def test_the_landing_page_names_the_languages_by_address_and_redirects_relatively(published):
+    page = published.html / "index.html"
+    found = links(page).links
+    assert [link["href"] for link in found if link.get("rel") == "canonical"] == [SITE_URL]
+    alternates = {
+        link["hreflang"]: link["href"] for link in found if link.get("rel") == "alternate"
+    }
+    assert alternates == {
+        **{HREFLANG[code]: f"{SITE_URL}{code}/index.html" for code in LANGUAGES},
+        "x-default": f"{SITE_URL}{LANGUAGES[0]}/index.html",
+    }
+    script = re.search(r"<script>(.*?)</script>", page.read_text(encoding="utf-8"), re.S)[1]
+    assert 'location.replace(pick() + "/index.html"' in script
+    assert "://" not in script
+
+
+def test_the_sitemaps_list_every_page_in_both_languages(published):
+    index = ET.parse(published.html / "sitemap.xml").getroot()
+    assert index.tag == f"{SITEMAP}sitemapindex"
+    listed = [loc.text for loc in index.iter(f"{SITEMAP}loc")]
+    assert listed == [f"{SITE_URL}{code}/sitemap.xml" for code in LANGUAGES]
+    unlisted = set(publishing.SITEMAP_EXCLUDES)
+    for lang in LANGUAGES:
+        urlset = ET.parse(local_file(published, f"{SITE_URL}{lang}/sitemap.xml")).getroot()
+        urls = urlset.findall(f"{SITEMAP}url")
+        locs = [url.find(f"{SITEMAP}loc").text for url in urls]
+        expected = {f"{SITE_URL}{lang}/{rel}" for rel in pages(published, lang)} - {
+            f"{SITE_URL}{lang}/{rel}" for rel in unlisted
+        }
+        assert sorted(locs) == sorted(expected)
+        for url, loc in zip(urls, locs, strict=True):
+            rel = loc[len(f"{SITE_URL}{lang}/") :]
+            alternates = {
+                link.get("hreflang"): link.get("href") for link in url.iter(f"{XHTML}link")
+            }
+            assert alternates == {HREFLANG[c]: f"{SITE_URL}{c}/{rel}" for c in LANGUAGES}, loc
+            assert all(local_file(published, href).is_file() for href in alternates.values())
+
+
+def test_every_address_a_page_refers_to_stays_inside_the_site(published):
+    """No link begins with / : under /double-backward/ it would leave the site."""
+    files = [published.html / "index.html"] + [
+        published.html / lang / rel for lang in LANGUAGES for rel in pages(published, lang)
+    ]
+    outside = {
+        f"{page.relative_to(published.html)}: {ref}"
+        for page in files
+        for ref in links(page).refs
+        if ref.startswith("/")
+    }
+    assert not outside, sorted(outside)[:10]
+
+
+def test_without_site_url_the_site_stays_local_and_the_build_says_nothing(site):
+    assert not list(site.html.rglob("sitemap.xml"))
+    for lang in LANGUAGES:
+        for rel in pages(site, lang):
+            found = links(site.html / lang / rel).links
+            assert not [link for link in found if link.get("rel") == "canonical"], rel
+            hrefs = [link["href"] for link in found if link.get("rel") == "alternate"]
+            assert hrefs and not [href for href in hrefs if "://" in href], rel
+    assert "sitemap" not in site.log.lower() and "canonical" not in site.log.lower()
+    said = [line for line in site.log.splitlines() if not line.startswith(("gallery:", "built "))]
+    assert not said, said
+
+
+# -- Under a sub-path -------------------------------------------------------------
+class UnderPrefix(test_browser.Quiet):
+    """Serves the site under PREFIX only, as GitHub Pages serves a project."""
+
+    def translate_path(self, path):
+        if path == PREFIX or path.startswith((PREFIX + "/", PREFIX + "?")):
+            return super().translate_path(path[len(PREFIX) :] or "/")
+        return str(Path(self.directory) / "outside-the-prefix" / "404")
+
+
+@pytest.fixture(scope="session")
+def server(published):
+    handler = functools.partial(UnderPrefix, directory=str(published.html))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}{PREFIX}"
+    httpd.shutdown()
+
+
+def fetch(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, b""
+
+
+def test_the_server_serves_nothing_outside_the_prefix(server):
+    outside = server[: -len(PREFIX)]
+    assert fetch(f"{server}/en/index.html")[0] == 200
+    assert fetch(f"{outside}/en/index.html")[0] == 404
+
+
+def test_the_bare_folder_address_leads_to_a_language(server, browser):
+    context = browser.new_context(locale="zh-CN")
+    page = context.new_page()
+    page.goto(server, wait_until="networkidle")  # .../double-backward, no slash
+    assert page.url == f"{server}/zh_CN/index.html"
+    context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_downloads_work_under_the_sub_path(server, reader, lang):
+    lesson = LESSONS[0]
+    page = reader.open(test_browser.lesson_url(server, lang, lesson))
+    hrefs = page.locator("a.download").evaluate_all("els => els.map(e => e.href)")
+    assert {Path(h).suffix for h in hrefs} >= {".py", ".ipynb"}, hrefs
+    for href in hrefs:
+        assert href.startswith(f"{server}/{lang}/"), href
+        status, body = fetch(href)
+        assert status == 200 and body, href
+    assert not reader.errors and not reader.outside
+
+
+# -- Units: ext/publishing.py and the landing page -------------------------------
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("https://example.org/double-backward/", "https://example.org/double-backward/"),
+        ("https://example.org/double-backward", "https://example.org/double-backward/"),
+        ("http://127.0.0.1:8000", "http://127.0.0.1:8000/"),
+        ("https://docs.example.com/en/latest/", "https://docs.example.com/en/latest/"),
+    ],
+)
+def test_a_site_url_ends_with_one_slash(value, expected):
+    assert publishing.site_url(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("example.org/double-backward/", "absolute http(s)"),
+        ("ftp://example.org/", "absolute http(s)"),
+        ("/double-backward/", "absolute http(s)"),
+        ("https://example.org/?lang=en", "query"),
+        ("https://example.org/#top", "#fragment"),
+        ("https://me:secret@example.org/", "password"),
+        ("https://example.org/a b/", "space"),
+        ("https://example.org/\"'/", "quote"),
+        ("https://example.org//x/", "//"),
+        ("http://[::1", "absolute http(s)"),
+    ],
+)
+def test_a_bad_site_url_is_refused_with_what_to_do(value, problem):
+    with pytest.raises(publishing.SiteURLError) as raised:
+        publishing.site_url(value)
+    message = str(raised.value)
+    assert message.startswith(f"SITE_URL={value!r}") and problem in message
+    assert publishing.EXAMPLE in message
+
+
+def test_the_site_root_is_html_baseurl_without_the_language_folder():
+    def config(base, language="zh_CN"):
+        return type("Config", (), {"html_baseurl": base, "language": language})()
+
+    assert publishing.site_root(config("")) is None
+    root = publishing.site_root(config("https://example.org/d/zh_CN/"))
+    assert root == "https://example.org/d/"
+    assert (
+        publishing.page_url(root, "en", "lessons/index")
+        == "https://example.org/d/en/lessons/index.html"
+    )
+    with pytest.raises(publishing.SiteURLError, match="SITE_URL"):
+        publishing.site_root(config("https://example.org/d/"))
+
+
+def test_the_landing_page_is_relative_without_an_address():
+    page = landing.landing_page(["en", "zh_CN"])
+    assert 'rel="canonical"' not in page and "://" not in page.split("<script>")[0]
+
+
+# -- Bad input ---------------------------------------------------------------------
+def test_a_bad_site_url_stops_the_build_with_one_error(site, tmp_path):
+    root = copy_project(tmp_path / "p", with_generated=site.root)
+    run = make(root, "html", env=build_env(SITE_URL="example.org/double-backward"))
+    assert run.returncode != 0
+    (error,) = [line for line in run.output.splitlines() if line.startswith("error:")]
+    assert "SITE_URL='example.org/double-backward'" in error and publishing.EXAMPLE in error
+    assert not (root / "_build" / "html").exists()
