@@ -163,10 +163,23 @@ livehtml: gallery ## Rebuild one language on every save (LIVELANG=en)
 # -- Quality -------------------------------------------------------------------
 
 .PHONY: check
-check: languages ## Fast static checks: lint, catalogs (syntax, markup, wrapping)
+check: languages check-deploy ## Fast static checks: lint, catalogs (syntax, markup, wrapping), hosting files
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@$(BIN)/python -m ext.catalogs check $(TRANSLATIONS)
+
+# The files that put the site online, checked with no network: the GitHub
+# workflow with actionlint and zizmor (actions pinned by commit, permissions,
+# injection), and both files against their published schemas, which
+# check-jsonschema ships.
+WORKFLOWS := $(wildcard .github/workflows/*.yml)
+
+.PHONY: check-deploy
+check-deploy: setup ## Check the GitHub workflow and .readthedocs.yaml offline
+	$(BIN)/actionlint $(WORKFLOWS)
+	$(BIN)/zizmor --offline --quiet $(WORKFLOWS)
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
+	$(BIN)/check-jsonschema --builtin-schema vendor.readthedocs .readthedocs.yaml
 
 .PHONY: test
 test: setup ## Run every test (builds the site in a temporary folder)

@@ -293,3 +293,24 @@ def test_a_bad_site_url_stops_the_build_with_one_error(site, tmp_path):
     (error,) = [line for line in run.output.splitlines() if line.startswith("error:")]
     assert "SITE_URL='example.org/double-backward'" in error and publishing.EXAMPLE in error
     assert not (root / "_build" / "html").exists()
+
+
+# -- The hosting files, checked offline -------------------------------------------
+WORKFLOW = Path(".github/workflows/site.yml")
+
+
+def test_the_workflow_and_readthedocs_config_pass_the_offline_checks(tmp_path):
+    root = copy_project(tmp_path / "p")
+    run = make(root, "check-deploy", prefix=["unshare", "-n"])
+    assert run.returncode == 0, run.output
+
+
+def test_an_action_pinned_by_its_tag_fails_the_checks(tmp_path):
+    root = copy_project(tmp_path / "p")
+    workflow = root / WORKFLOW
+    text = workflow.read_text()
+    pinned = re.search(r"uses: (actions/checkout)@([0-9a-f]{40})", text)
+    workflow.write_text(text.replace(pinned[0], f"uses: {pinned[1]}@v6"))
+    run = make(root, "check-deploy", prefix=["unshare", "-n"])
+    assert run.returncode != 0
+    assert "unpinned-uses" in run.output and str(WORKFLOW) in run.output
