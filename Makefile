@@ -124,6 +124,10 @@ update-po: gettext ## Refresh locale/ from the sources, keeping every translatio
 stat: languages ## Show translation progress per catalog
 	@$(BIN)/python -m ext.translators stat $(TRANSLATIONS)
 
+.PHONY: inventory
+inventory: setup ## Write docs/_inventories/pytorch.inv from the list pytorch.txt
+	$(BIN)/sphobjinv convert zlib --quiet --overwrite docs/_inventories/pytorch.txt docs/_inventories/pytorch.inv
+
 .PHONY: wrap
 wrap: setup ## Re-wrap the catalogs with powrap
 	@find locale -name '*.po' -print0 | xargs -0 -r $(BIN)/python -m powrap --quiet

@@ -130,7 +130,7 @@ assert graph_flops == plain_flops and graph_bytes > 2 * plain_bytes
 #   (:ref:`lesson-forward-mode`);
 # * ``torch.autograd.functional.vhp``, which computes :math:`v^\top H`, the
 #   same vector for a symmetric Hessian;
-# * ``torch.autograd.functional.hvp``, which computes :math:`H v` with a
+# * :func:`torch.autograd.functional.hvp`, which computes :math:`H v` with a
 #   further backward pass on top (PyTorch's documentation recommends ``vhp``
 #   when the Hessian is symmetric).
 

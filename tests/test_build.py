@@ -336,3 +336,23 @@ def test_chinese_downloads_carry_chinese_prose_and_the_same_code(site, lesson):
     assert code["en"] == code["zh_CN"]
     prose = ["".join(c["source"]) for c in cells["zh_CN"] if c["cell_type"] == "markdown"]
     assert prose and all(CJK.search(text) for text in prose[1:])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_lessons_link_pytorchs_api_in_their_code_and_prose(site, lang):
+    """Offline, from the local inventory: the code of every lesson, and the
+    prose wherever the source names the API with a role."""
+    from importlib.metadata import version
+
+    docs = "https://docs.pytorch.org/docs/{}.{}/".format(*version("torch").split(".")[:2])
+    for lesson in LESSONS:
+        page = (site.html / lang / "lessons" / f"{lesson.stem}.html").read_text(encoding="utf-8")
+        code = "".join(re.findall(r"<pre.*?</pre>", page, flags=re.S))
+        links = page.count(f'href="{docs}')
+        in_code = code.count(f'href="{docs}')
+        assert in_code, f"{lesson.stem}: no link in the code"
+        if re.search(r":(?:func|class|meth|exc|mod):`", lesson.read_text(encoding="utf-8")):
+            assert links > in_code, f"{lesson.stem}: no link in the prose"
+    for page in ("index", "summary"):
+        text = (site.html / lang / f"{page}.html").read_text(encoding="utf-8")
+        assert f'href="{docs}generated/torch.autograd.gradcheck.gradgradcheck.html' in text, page
