@@ -30,6 +30,7 @@ extensions = [
     "ext.mathml",  # formulas become MathML at build time
     "ext.downloads",  # a translated page offers translated .py and .ipynb files
     "ext.a11y",  # keyboard access to wide code blocks and formulas
+    "ext.provenance",  # each lesson names the PyTorch that executed it, and when
 ]
 # Only `python -m ext.gallery` starts Sphinx with the tag `run_lessons`: that
 # run executes the lessons and writes their pages into docs/lessons/, and needs

@@ -339,6 +339,23 @@ def test_chinese_downloads_carry_chinese_prose_and_the_same_code(site, lesson):
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_lesson_names_the_pytorch_that_executed_it_and_when(site, lang):
+    """From the build itself: the running torch, and SOURCE_DATE_EPOCH."""
+    import time
+    from importlib.metadata import version
+
+    from conftest import build_env
+
+    day = time.strftime("%Y-%m-%d", time.gmtime(int(build_env()["SOURCE_DATE_EPOCH"])))
+    for lesson in LESSONS:
+        page = (site.html / lang / "lessons" / f"{lesson.stem}.html").read_text(encoding="utf-8")
+        lines = re.findall(r'<p class="lesson-run">([^<]*)</p>', page)
+        assert len(lines) == 1, lesson.stem
+        assert f"PyTorch {version('torch')} " in lines[0] and day in lines[0], lines[0]
+        assert bool(CJK.search(lines[0])) == (lang != "en"), lines[0]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_lessons_link_pytorchs_api_in_their_code_and_prose(site, lang):
     """Offline, from the local inventory: the code of every lesson, and the
     prose wherever the source names the API with a role."""

@@ -211,6 +211,34 @@ def test_record_complete_lists_only_current_lessons(tmp_path):
     assert done["header"] == gallery._md5(tmp_path / gallery.HEADER)
 
 
+def test_each_lesson_keeps_the_run_that_executed_it(tmp_path):
+    (tmp_path / gallery.HEADER).write_text("Lessons\n")
+    for name in ("01_a.py", "02_b.py"):
+        (tmp_path / name).write_text(f"print({name!r})\n")
+        (tmp_path / f"{name}.md5").write_text(gallery._md5(tmp_path / name))
+    gallery.record_complete(tmp_path, tmp_path, ["01_a.py", "02_b.py"], {"torch": "1", "epoch": 1})
+    gallery.record_complete(tmp_path, tmp_path, ["02_b.py"], {"torch": "2", "epoch": 2})
+    assert gallery.lesson_runs(tmp_path) == {
+        "01_a.py": {"torch": "1", "epoch": 1},
+        "02_b.py": {"torch": "2", "epoch": 2},
+    }
+
+
+def test_another_pytorch_runs_every_lesson_again(tmp_path):
+    src, out = tmp_path / "gallery", tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    (src / gallery.HEADER).write_text("Lessons\n")
+    (src / "01_a.py").write_text("a\n")
+    (out / "01_a.py").write_text("a\n")
+    (out / "01_a.py.md5").write_text(gallery._md5(src / "01_a.py"))
+    (out / "index.rst").write_text("index\n")
+    gallery.record_complete(out, src, ["01_a.py"], {"torch": "0.0.1", "epoch": 0})
+    assert not gallery.up_to_date(src, out)
+    gallery.forget_incomplete(out, gallery.installed_torch())
+    assert gallery.stale_lessons(src, out) == ["01_a.py"]
+
+
 def test_our_checksum_is_sphinx_gallerys(tmp_path):
     from sphinx_gallery.utils import get_md5sum
 
@@ -228,7 +256,8 @@ def test_up_to_date_needs_every_lesson_and_the_header_unchanged(tmp_path):
     (out / "01_a.py").write_text("a\n")
     (out / "01_a.py.md5").write_text(gallery._md5(src / "01_a.py"))
     (out / "index.rst").write_text("index\n")
-    gallery.record_complete(out, src)
+    run = {"torch": gallery.installed_torch(), "epoch": 0}
+    gallery.record_complete(out, src, ["01_a.py"], run)
     assert gallery.up_to_date(src, out)
     (src / gallery.HEADER).write_text("Lessons, renamed\n")
     assert not gallery.up_to_date(src, out)
@@ -481,11 +510,11 @@ def test_theme_labels_match_through_html_entities():
 def test_theme_template_lists_title_copyright_and_labels():
     from types import SimpleNamespace
 
-    from ext.theme_labels import THEME_STRINGS, pot_text
+    from ext.theme_labels import SITE_STRINGS, THEME_STRINGS, pot_text
 
     config = SimpleNamespace(project="P", html_title="My site", copyright="2026, me")
     pot = polib.pofile(pot_text(config))
-    assert [e.msgid for e in pot] == ["My site", "2026, me", *THEME_STRINGS]
+    assert [e.msgid for e in pot] == ["My site", "2026, me", *THEME_STRINGS, *SITE_STRINGS]
 
 
 def test_one_parse_per_catalog_still_blames_the_right_message():
@@ -657,6 +686,28 @@ def test_formulas_become_mathml():
 
     assert "<math" in latex2mathml.tex2mathml(r"\frac{\partial y}{\partial x}")
     assert callable(mathml.visit_math) and callable(mathml.visit_displaymath)
+
+
+# -- provenance --------------------------------------------------------------------
+def test_the_run_line_goes_under_a_lessons_title(tmp_path):
+    from ext import provenance
+
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / gallery.COMPLETE).write_text(
+        json.dumps({"runs": {"01_a.py": {"torch": "2.13.0+cpu", "epoch": 1795436971}}})
+    )
+    deps = []
+    app = SimpleNamespace(srcdir=str(tmp_path), env=SimpleNamespace(note_dependency=deps.append))
+    page = ".. _sphx_glr_lessons_01_a.py:\n\n\n.. _lesson-a:\n\nTitle\n=====\n\nIntro.\n"
+    source = [page]
+    provenance.add_run_line(app, "lessons/01_a", source)
+    assert "=====\n\n.. lesson-run:: 2.13.0+cpu 2026-11-23\n\n\nIntro." in source[0]
+    assert deps == [str(lessons / gallery.COMPLETE)]
+    source = [page]
+    provenance.add_run_line(app, "lessons/02_b", source)  # never executed: no line
+    assert source == [page]
+    assert provenance.run_date(0) == "1970-01-01"
 
 
 # -- API links ---------------------------------------------------------------------
