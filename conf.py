@@ -39,7 +39,7 @@ if tags.has("run_lessons"):  # noqa: F821 (Sphinx gives conf.py its tags)
     extensions = ["sphinx_gallery.gen_gallery"]
 root_doc = "index"
 exclude_patterns = ["_static", "_templates", "_inventories"]
-myst_enable_extensions = ["dollarmath", "colon_fence"]
+myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 html_math_renderer = "mathml"
 
 # Strict: every reference must resolve (the Makefile adds -W --keep-going).
