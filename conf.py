@@ -31,6 +31,7 @@ extensions = [
     "ext.downloads",  # a translated page offers translated .py and .ipynb files
     "ext.a11y",  # keyboard access to wide code blocks and formulas
     "ext.provenance",  # each lesson names the PyTorch that executed it, and when
+    "ext.meta",  # each page's description
 ]
 # Only `python -m ext.gallery` starts Sphinx with the tag `run_lessons`: that
 # run executes the lessons and writes their pages into docs/lessons/, and needs
@@ -92,6 +93,8 @@ html_title = "Double backward in PyTorch"
 html_static_path = ["docs/_static"]
 templates_path = ["docs/_templates"]
 html_css_files = ["custom.css"]
+html_js_files = [("reader.js", {"defer": "defer"})]  # keyboard and language switcher
+html_favicon = "docs/_static/favicon.svg"
 html_copy_source = False
 html_show_sourcelink = False
 html_sidebars = {

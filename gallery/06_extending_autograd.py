@@ -15,6 +15,8 @@ below comes with a small Function, and the lesson asserts every claim.
 # in ``float64`` and asserts both.
 
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/06_extending_autograd.svg"
 from torch.autograd import Function, gradcheck, gradgradcheck
 
 torch.manual_seed(0)

@@ -30,6 +30,8 @@ backward needs: a ``backward`` that autograd can follow.
 import warnings
 
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/08_forward_mode.svg"
 import torch.autograd.forward_ad as fwAD
 
 torch.manual_seed(0)

@@ -27,6 +27,8 @@ formula.
 import warnings
 
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/09_torch_func.svg"
 from torch import func
 
 

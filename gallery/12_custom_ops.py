@@ -35,6 +35,8 @@ import warnings
 import numpy as np
 import torch
 
+# sphinx_gallery_thumbnail_path = "_static/thumbs/12_custom_ops.svg"
+
 
 @torch.library.custom_op("dbw::numpy_sin", mutates_args=())
 def numpy_sin(x: torch.Tensor) -> torch.Tensor:

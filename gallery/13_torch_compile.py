@@ -26,6 +26,8 @@ moment. The split is where double backward stops.
 # differentiates the critic's gradient with respect to its input.
 
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/13_torch_compile.svg"
 from torch import nn
 
 

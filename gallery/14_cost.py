@@ -27,6 +27,8 @@ Wall-clock times would change from one machine, and one run, to the next.
 import warnings
 
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/14_cost.svg"
 import torch.autograd.forward_ad as fwAD
 from torch.utils.flop_counter import FlopCounterMode
 

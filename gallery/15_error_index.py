@@ -22,6 +22,8 @@ import warnings
 
 import numpy as np
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/15_error_index.svg"
 from torch.autograd import Function, gradcheck, gradgradcheck
 from torch.autograd.function import once_differentiable
 from torch.autograd.gradcheck import GradcheckError

@@ -152,7 +152,7 @@ def test_lang_attribute(site, lang, attr):
 
 def test_chinese_cards_are_translated(site):
     index = (site.html / "zh_CN" / "lessons" / "index.html").read_text(encoding="utf-8")
-    tooltips = re.findall(r'class="sphx-glr-thumbcontainer" tooltip="([^"]*)"', index)
+    tooltips = re.findall(r'class="sphx-glr-thumbcontainer" data-tooltip="([^"]*)"', index)
     titles = re.findall(r'<div class="sphx-glr-thumbnail-title">([^<]*)</div>', index)
     assert len(tooltips) == len(titles) == len(LESSONS)
     for text in tooltips + titles:
