@@ -373,3 +373,32 @@ def test_lessons_link_pytorchs_api_in_their_code_and_prose(site, lang):
     for page in ("index", "summary"):
         text = (site.html / lang / f"{page}.html").read_text(encoding="utf-8")
         assert f'href="{docs}generated/torch.autograd.gradcheck.gradgradcheck.html' in text, page
+
+
+def test_the_nu_html_checker_finds_no_error(site):
+    """Every page of both languages, and the landing page, is valid HTML for
+    the Nu HTML Checker (vnu.jar from the npm registry; `make test` installs it)."""
+    import json
+    import shutil
+
+    from conftest import ROOT
+
+    jar = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
+    if not jar.exists() or not shutil.which("java"):
+        pytest.fail("the Nu HTML Checker is missing: run `make test`, which installs it")
+    pages = [str(site.html / "index.html")] + [
+        str(p) for lang in LANGUAGES for p in site.pages(lang)
+    ]
+    result = subprocess.run(
+        ["java", "-jar", str(jar), "--errors-only", "--format", "json", *pages],
+        capture_output=True,
+        text=True,
+    )
+    messages = json.loads(result.stderr or "{}").get("messages", [])
+    errors = [
+        f"{m.get('url', '').rsplit('/html/', 1)[-1]}:{m.get('lastLine')}: {m.get('message')}"
+        for m in messages
+        if m.get("type") == "error"
+    ]
+    assert not errors, "\n".join(errors[:20])
+    assert result.returncode == 0, result.stderr[-2000:]
