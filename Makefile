@@ -70,6 +70,15 @@ $(INSTALLED):
 system:
 	@tools/require dot graphviz msgmerge gettext msgcat gettext msgfmt gettext
 
+# The Nu HTML Checker that the tests run on every built page (npm, pinned in
+# package-lock.json; it runs on Java).
+VNU := node_modules/vnu-jar/build/dist/vnu.jar
+
+$(VNU): package.json package-lock.json
+	@tools/require npm npm java default-jre-headless
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+
 .PHONY: setup
 setup: $(INSTALLED) system
 
@@ -139,6 +148,10 @@ update-po: gettext ## Refresh locale/ from the sources, keeping every translatio
 stat: languages ## Show translation progress per catalog
 	@$(BIN)/python -m ext.translators stat $(TRANSLATIONS)
 
+.PHONY: inventory
+inventory: setup ## Write docs/_inventories/pytorch.inv from the list pytorch.txt
+	$(BIN)/sphobjinv convert zlib --quiet --overwrite docs/_inventories/pytorch.txt docs/_inventories/pytorch.inv
+
 .PHONY: wrap
 wrap: setup ## Re-wrap the catalogs with powrap
 	@find locale -name '*.po' -print0 | xargs -0 -r $(BIN)/python -m powrap --quiet
@@ -182,14 +195,19 @@ check-deploy: setup ## Check the GitHub workflow and .readthedocs.yaml offline
 	$(BIN)/check-jsonschema --builtin-schema vendor.readthedocs .readthedocs.yaml
 
 .PHONY: test
-test: setup ## Run every test (builds the site in a temporary folder)
+test: setup $(VNU) ## Run every test (builds the site in a temporary folder)
 	@tools/require chromium chromium
 	$(BIN)/python -m pytest
+
+.PHONY: validate
+validate: $(VNU) ## Check the built pages with the Nu HTML Checker (after make html)
+	@test -f $(BUILDDIR)/html/index.html || { echo "error: nothing built yet; run make html first" >&2; exit 1; }
+	java -jar $(VNU) --errors-only --skip-non-html $(BUILDDIR)/html
 
 .PHONY: bench
 bench: setup ## Measure build speed and page weight into _build/bench (QUICK=1: one run)
 	$(BIN)/python tools/bench.py $(if $(QUICK),--quick)
 
 .PHONY: clean
-clean: ## Remove every build output (keeps .venv)
+clean: ## Remove every build output (keeps .venv and node_modules)
 	rm -rf $(BUILDDIR) docs/lessons

@@ -5,6 +5,7 @@ Makefile builds them once per language; run `make help` for the targets.
 """
 
 import sys
+from importlib.metadata import version as installed_version
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -18,6 +19,8 @@ copyright = "2026, the double-backward tutorial authors"
 extensions = [
     "myst_parser",
     "sphinx_copybutton",
+    "sphinx.ext.intersphinx",  # links to PyTorch's documentation, from a local inventory
+    "ext.api_links",  # …in the lessons' code too
     "ext.gallery",  # the lessons' pages, made once by `make gallery`
     "ext.cards",  # the gallery's cards are translatable
     "ext.exercises",  # each exercise's solution, shown on demand under its lesson
@@ -29,6 +32,8 @@ extensions = [
     "ext.mathml",  # formulas become MathML at build time
     "ext.downloads",  # a translated page offers translated .py and .ipynb files
     "ext.a11y",  # keyboard access to wide code blocks and formulas
+    "ext.provenance",  # each lesson names the PyTorch that executed it, and when
+    "ext.meta",  # each page's description
 ]
 # Only `python -m ext.gallery` starts Sphinx with the tag `run_lessons`: that
 # run executes the lessons and writes their pages into docs/lessons/, and needs
@@ -36,12 +41,22 @@ extensions = [
 if tags.has("run_lessons"):  # noqa: F821 (Sphinx gives conf.py its tags)
     extensions = ["sphinx_gallery.gen_gallery"]
 root_doc = "index"
-exclude_patterns = ["_static", "_templates"]
-myst_enable_extensions = ["dollarmath", "colon_fence"]
+exclude_patterns = ["_static", "_templates", "_inventories"]
+myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 html_math_renderer = "mathml"
 
 # Strict: every reference must resolve (the Makefile adds -W --keep-going).
 nitpicky = True
+
+# -- PyTorch's API ---------------------------------------------------------------
+# The build has no network: the inventory is a local file, made by
+# `make inventory` from the list docs/_inventories/pytorch.txt (ext/api_links.py).
+# The links go to the documentation of the PyTorch that the build runs.
+torch_minor = ".".join(installed_version("torch").split(".")[:2])  # 2.13.0+cpu -> 2.13
+intersphinx_mapping = {
+    "torch": (f"https://docs.pytorch.org/docs/{torch_minor}/", "_inventories/pytorch.inv")
+}
+add_function_parentheses = False  # :func:`gradcheck` reads "gradcheck", as the prose does
 
 # -- Gallery: the lessons (read by `python -m ext.gallery` only) ---------------
 sphinx_gallery_conf = {
@@ -80,6 +95,8 @@ html_title = "Double backward in PyTorch"
 html_static_path = ["docs/_static"]
 templates_path = ["docs/_templates"]
 html_css_files = ["custom.css"]
+html_js_files = [("reader.js", {"defer": "defer"})]  # keyboard and language switcher
+html_favicon = "docs/_static/favicon.svg"
 html_copy_source = False
 html_show_sourcelink = False
 html_sidebars = {

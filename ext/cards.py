@@ -6,7 +6,10 @@ gettext never extracts, so the Chinese index would show English cards.
 :func:`translatable_cards` rewrites each card, as the page is read, into a
 ``lesson-card`` directive whose title and tooltip are ordinary paragraphs:
 gettext extracts them, and the translated build writes the same HTML as
-sphinx-gallery did, with the translations in it.
+sphinx-gallery did, with the translations in it, except that the tooltip is
+a ``data-tooltip`` attribute: ``tooltip`` is no HTML attribute (the Nu HTML
+Checker rejects it), and docs/_static/custom.css shows it on hover and on
+keyboard focus.
 
 Upstream limitation: sphinx-gallery has no option to write its cards as
 anything but raw HTML (the rewrite belongs there). This shim knows the card's
@@ -118,7 +121,7 @@ class LessonCard(Directive):
 def visit_lesson_card_html(self, node: lesson_card) -> None:
     tooltip = next(node.findall(lesson_card_tooltip)).astext()
     self.body.append(
-        f'<div class="sphx-glr-thumbcontainer" tooltip="{html.escape(tooltip, quote=True)}">\n'
+        f'<div class="sphx-glr-thumbcontainer" data-tooltip="{html.escape(tooltip, quote=True)}">\n'
     )
 
 

@@ -11,8 +11,9 @@ nothing is built.
 ``make check`` (``python -m ext.catalogs check zh_CN``) adds what a build
 does not need but a finished translation does: every entry translated and
 none fuzzy, the language's own rules (for Chinese: the glossary's words,
-full-width punctuation, spacing; see docs/translating.md), and the wrapping
-that powrap gives the files.
+full-width punctuation, spacing; see docs/translating.md, whose table of
+terms is the one these checks read), and the wrapping that powrap gives the
+files.
 """
 
 from __future__ import annotations
@@ -205,9 +206,10 @@ def check_language_catalogs(lang: str, srcdir: Path, locale_dir: Path = LOCALE) 
 
 
 # --------------------------------------------------------------------------
-# Chinese style: the glossary and the rules of docs/translating.md
+# Chinese style: the table of terms and the rules of docs/translating.md
 
-GLOSSARY = ROOT / "docs" / "glossary.md"
+# The translators' guide holds the one table of terms (term | 中文 | note).
+GLOSSARY = ROOT / "docs" / "translating.md"
 CJK = "[\u3400-\u9fff]"
 # Known mistranslations, each with the right word.
 FORBIDDEN = {
@@ -219,15 +221,23 @@ FORBIDDEN = {
 }
 
 
-def read_glossary(path: Path = GLOSSARY) -> dict[str, str]:
-    """The glossary table of *path*: English term -> Chinese translation."""
-    terms = {}
+def term_rows(path: Path = GLOSSARY) -> list[list[str]]:
+    """The rows of the table of terms in *path* (the one headed "| Term | 中文")."""
+    rows, inside = [], False
     for line in path.read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 2 and cells[0] and not set(cells[0]) <= set("-: "):
-            if cells[0] != "Term" and cells[1]:
-                terms[cells[0]] = cells[1]
-    return terms
+        if not line.lstrip().startswith("|"):
+            inside = False
+        elif cells[:2] == ["Term", "中文"]:
+            inside = True
+        elif inside and not set("".join(cells)) <= set("-: "):
+            rows.append(cells)
+    return rows
+
+
+def read_glossary(path: Path = GLOSSARY) -> dict[str, str]:
+    """The table of terms of *path*: English term -> Chinese translation."""
+    return {cells[0]: cells[1] for cells in term_rows(path) if len(cells) >= 2 and cells[1]}
 
 
 def _without_markup(text: str, syntax: str, placeholder: str) -> str:
@@ -273,7 +283,7 @@ def style_problems(lang: str, srcdir: Path, locale_dir: Path = LOCALE) -> list[P
     problems = []
     for domain, path in catalogs(lang, locale_dir).items():
         syntax = source_syntax(domain, srcdir)
-        # The glossary page lists the English terms themselves.
+        # The page with the table of terms lists the English terms themselves.
         terms = {} if domain == GLOSSARY.stem else glossary
         for entry in load(path).translated_entries():
             for message in rule(entry.msgid, entry.msgstr, syntax, terms):
@@ -282,10 +292,9 @@ def style_problems(lang: str, srcdir: Path, locale_dir: Path = LOCALE) -> list[P
 
 
 def glossary_words(path: Path = GLOSSARY) -> list[str]:
-    """The Chinese words of the glossary (translations and the words in notes)."""
+    """The Chinese words of the table of terms (translations and notes)."""
     words = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        cells = line.strip().strip("|").split("|")
+    for cells in term_rows(path):
         if len(cells) >= 3:
             words.update(re.findall(rf"{CJK}{{2,}}", cells[1] + " " + cells[2]))
     return sorted(words)

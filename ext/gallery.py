@@ -14,8 +14,11 @@ building side by side would race on the same folder. So:
   reports
   a lesson that fails, or that warns, as one error naming the script and line
   (from sphinx-gallery's documented JUnit report), and records what it
-  completed, so that an interrupted run is redone. When no lesson changed it
-  answers without starting Sphinx.
+  completed, so that an interrupted run is redone, and which PyTorch executed
+  each lesson and when (``SOURCE_DATE_EPOCH``), which its page shows (see
+  ext/provenance.py). When no lesson changed it answers without starting
+  Sphinx; when the installed PyTorch is not the one that executed the
+  lessons, they all run again.
 * Every other build (html in each language, gettext) reads docs/lessons/ as
   ordinary reST and executes nothing; this extension gives it sphinx-gallery's
   stylesheet.
@@ -133,16 +136,28 @@ def stale_lessons(gallery_dir: Path, out_dir: Path) -> list[str]:
     return stale
 
 
-def forget_incomplete(out_dir: Path) -> None:
-    """Make a lesson whose last run did not complete run again.
+def installed_torch() -> str:
+    """The version of the installed PyTorch, read without importing it."""
+    from importlib.metadata import version
+
+    return version("torch")
+
+
+def forget_incomplete(out_dir: Path, torch_version: str | None = None) -> None:
+    """Make a lesson whose last run did not complete run again, and every
+    lesson that another PyTorch than *torch_version* executed.
 
     sphinx-gallery skips a lesson whose checksum file matches its source, but
     writes that file before the page, thumbnail and notebook. A checksum not
     recorded in the completion list therefore belongs to an interrupted run.
     """
-    done = _read_complete(out_dir).get("lessons", {})
+    record = _read_complete(out_dir)
+    done, runs = record.get("lessons", {}), record.get("runs", {})
     for md5_file in out_dir.glob("*.py.md5"):
-        if done.get(md5_file.name) != md5_file.read_text().strip():
+        ran_with = runs.get(md5_file.name.removesuffix(".md5"), {}).get("torch")
+        if done.get(md5_file.name) != md5_file.read_text().strip() or (
+            torch_version is not None and ran_with != torch_version
+        ):
             md5_file.unlink()
 
 
@@ -153,16 +168,32 @@ def _read_complete(out_dir: Path) -> dict:
         return {}
 
 
-def record_complete(out_dir: Path, gallery_dir: Path) -> None:
+def record_complete(
+    out_dir: Path, gallery_dir: Path, executed: list[str] = (), run: dict | None = None
+) -> None:
     """Record every lesson whose generated page matches its current source,
-    and the gallery header the index was made from."""
-    done = {}
+    the gallery header the index was made from, and for each lesson the run
+    that executed it: *run* (PyTorch's version, ``SOURCE_DATE_EPOCH``) for
+    the lessons named in *executed*, what was recorded before for the others."""
+    previous = _read_complete(out_dir).get("runs", {})
+    done, runs = {}, {}
     for md5_file in sorted(out_dir.glob("*.py.md5")):
         source = md5_file.with_suffix("")
         if source.exists() and _md5(source) == md5_file.read_text().strip():
             done[md5_file.name] = md5_file.read_text().strip()
-    record = {"header": _md5(gallery_dir / HEADER), "lessons": done}
+            name = source.name
+            if name in executed and run is not None:
+                runs[name] = run
+            elif name in previous:
+                runs[name] = previous[name]
+    record = {"header": _md5(gallery_dir / HEADER), "lessons": done, "runs": runs}
     _write_if_changed(out_dir / COMPLETE, json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+def lesson_runs(out_dir: Path) -> dict[str, dict]:
+    """For each lesson script name, the run that executed it: ``{"torch":
+    version, "epoch": SOURCE_DATE_EPOCH}``."""
+    return _read_complete(out_dir).get("runs", {})
 
 
 def up_to_date(gallery_dir: Path, out_dir: Path) -> bool:
@@ -170,12 +201,14 @@ def up_to_date(gallery_dir: Path, out_dir: Path) -> bool:
     as they were at the last completed run (so Sphinx need not even start)."""
     done = _read_complete(out_dir)
     lessons = lessons_in(gallery_dir)
+    torch_version = installed_torch()
     return (
         (out_dir / "index.rst").exists()
         and done.get("header") == _md5(gallery_dir / HEADER)
         and set(done.get("lessons", {})) == {f"{p.name}.md5" for p in lessons}
         and not stale_lessons(gallery_dir, out_dir)
         and all(done["lessons"][f"{p.name}.md5"] == _md5(p) for p in lessons)
+        and all(done.get("runs", {}).get(p.name, {}).get("torch") == torch_version for p in lessons)
     )
 
 
@@ -280,7 +313,7 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
     from ext.graphs import DotMissingError, require_dot
 
     if out_dir.exists():
-        forget_incomplete(out_dir)
+        forget_incomplete(out_dir, installed_torch() if plot else None)
     stale = stale_lessons(gallery_dir, out_dir)
     if plot and stale:
         try:
@@ -337,13 +370,20 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
         return 1
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
     normalize_zips(out_dir, epoch)
-    record_complete(out_dir, gallery_dir)
     names = sorted(Path(p).name for p in executed)
+    run_info = {"torch": _running_torch(), "epoch": epoch} if names and plot else None
+    record_complete(out_dir, gallery_dir, names, run_info)
     print(
         f"gallery: executed {len(names)} lesson(s) {' '.join(names)}; "
         f"reused {len(lessons) - len(names)}"
     )
     return 0
+
+
+def _running_torch() -> str:
+    """The version of the PyTorch this process imported to run the lessons."""
+    torch = sys.modules.get("torch")
+    return torch.__version__ if torch is not None else installed_torch()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -46,6 +46,8 @@ def landing_page(langs: list[str], address: str | None = None) -> str:
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Double backward in PyTorch · 二阶反向传播</title>
+  <meta name="description" content="Lessons on PyTorch custom autograd Functions that support double backward · PyTorch 自定义自动微分 Function 的二阶反向传播课">
+  <link rel="icon" href="{langs[0]}/_static/favicon.svg">
 {alternates}
   <link rel="alternate" hreflang="x-default" href="{base}{langs[0]}/index.html">
   <script>

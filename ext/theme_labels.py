@@ -1,8 +1,10 @@
-"""The theme's own words, translated like everything else.
+"""The theme's own words, and the site's labels, translated like everything else.
 
 Furo writes some of its labels through Sphinx's translation machinery and
 others as plain English in its templates ("Back to top", "Light mode", the
-labels of its buttons). Neither kind is in our page catalogs. This module
+labels of its buttons). Neither kind is in our page catalogs. Nor are the
+sentences that the site's own extensions write (:data:`SITE_STRINGS`: the
+PyTorch that executed a lesson, what a downloaded lesson needs). This module
 gives them one catalog of their own, ``theme.po``:
 
 * ``make gettext`` writes ``theme.pot`` from :data:`THEME_STRINGS` plus the
@@ -10,7 +12,9 @@ gives them one catalog of their own, ``theme.po``:
   translators with the page catalogs;
 * a translated build uses the translated site title and copyright line, and
   when it has written its pages, replaces those labels in each page's chrome
-  (everything outside ``<article>``).
+  (everything outside ``<article>``);
+* an extension writes a site label with :func:`label`, in the build's
+  language.
 
 Upstream limitation: Furo writes most of these labels as plain English in its
 templates, outside Sphinx's translation machinery, and sphinx-gallery's "Out:"
@@ -55,11 +59,36 @@ THEME_STRINGS = (
     "'s",
     "Out:",  # sphinx-gallery's label above printed output (CSS content)
 )
+# Sentences the site's extensions write into pages and downloads. "%s"
+# stands for a value (a version, a date, a command) that is no translator's
+# business, so a new PyTorch release changes no catalog.
+EXECUTED = "Executed with PyTorch %s on %s."  # under a lesson's title (ext/provenance.py)
+# At the top of a downloaded lesson (ext/downloads.py).
+NEEDS = (
+    "Besides PyTorch, this lesson needs the packages that %s installs; in a "
+    "notebook, the first cell runs it."
+)
+GRAPHS_NEED_DOT = (
+    "Its graphs also need Graphviz's ``dot`` program: ``sudo apt-get install "
+    "graphviz`` on Debian or Ubuntu, ``brew install graphviz`` on macOS, or "
+    "``conda install graphviz``."
+)
+# The description of a page with no paragraph of its own (ext/meta.py).
+DESCRIPTION = (
+    "Lessons on PyTorch custom autograd Functions that support double backward, "
+    "each executed when the site is built."
+)
+SITE_STRINGS = (EXECUTED, NEEDS, GRAPHS_NEED_DOT, DESCRIPTION)
 DOMAIN = "theme"
 
 
 def messages(config) -> list[str]:
-    return [config.html_title, config.copyright, *THEME_STRINGS]
+    return [config.html_title, config.copyright, *THEME_STRINGS, *SITE_STRINGS]
+
+
+def label(config, msgid: str) -> str:
+    """*msgid* (one of :data:`SITE_STRINGS`) in the language of the build."""
+    return config.theme_labels.get(msgid, msgid)
 
 
 def pot_text(config) -> str:
@@ -137,7 +166,9 @@ def on_config_inited(app, config) -> None:
     config.copyright = table.get(config.copyright, config.copyright)
     # A config value (rebuild "html"): when a translator changes theme.po,
     # Sphinx sees the configuration change and rewrites every page.
-    config.theme_labels = {k: v for k, v in table.items() if k in THEME_STRINGS}
+    config.theme_labels = {
+        k: v for k, v in table.items() if k in THEME_STRINGS or k in SITE_STRINGS
+    }
 
 
 def translate_pages(app, exception) -> None:

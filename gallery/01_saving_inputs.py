@@ -83,12 +83,12 @@ assert torch.equal(second, torch.full_like(x, 18.0))
 # Checking it: gradcheck and gradgradcheck
 # ----------------------------------------
 #
-# ``gradcheck`` compares ``backward`` with finite differences;
-# ``gradgradcheck`` does the same for the graph that ``backward`` records.
-# Each returns ``True`` or raises ``GradcheckError``. Run them in
-# ``float64``: finite differences divide by a tiny step and magnify rounding
-# errors. The same correct Function fails in ``float32``, and PyTorch warns
-# why.
+# :func:`~torch.autograd.gradcheck` compares ``backward`` with finite
+# differences; :func:`~torch.autograd.gradgradcheck` does the same for the
+# graph that ``backward`` records. Each returns ``True`` or raises
+# :exc:`~torch.autograd.gradcheck.GradcheckError`. Run them in ``float64``:
+# finite differences divide by a tiny step and magnify rounding errors. The
+# same correct Function fails in ``float32``, and PyTorch warns why.
 
 import warnings
 
@@ -144,7 +144,8 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # * Forward is not recorded; backward is, under ``create_graph=True``.
 # * A saved input keeps its link to the graph, so a ``backward`` built from
 #   PyTorch operations on it supports double backward with no extra work.
-# * Check with ``gradcheck`` and ``gradgradcheck``, in ``float64``.
+# * Check with :func:`~torch.autograd.gradcheck` and
+#   :func:`~torch.autograd.gradgradcheck`, in ``float64``.
 #
 # Next, :ref:`lesson-saving-outputs`: the same reasoning when backward needs
 # the result of ``forward``.

@@ -57,8 +57,9 @@ assert torch.allclose(grad_x, torch.cosh(x)) and first_ok and not caught
 # gradgradcheck fails
 # -------------------
 #
-# ``gradgradcheck`` raises ``GradcheckError``, a ``RuntimeError`` from
-# ``torch.autograd.gradcheck``. Output gradients of ones (``grad_outputs``)
+# :func:`~torch.autograd.gradgradcheck` raises
+# :exc:`~torch.autograd.gradcheck.GradcheckError`, a ``RuntimeError`` from
+# :func:`torch.autograd.gradcheck`. Output gradients of ones (``grad_outputs``)
 # keep the numbers easy to read.
 
 ones = torch.ones(3, dtype=torch.float64, requires_grad=True)
@@ -143,9 +144,10 @@ assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 # -----------------------------------
 #
 # With an incoming gradient ``grad_out`` that requires grad, like the one
-# ``gradgradcheck`` supplies, ``grad_x`` gets a graph, but it leads only to
-# ``grad_out``: no path reaches ``x``. ``torch.autograd.grad`` with
-# ``allow_unused=True`` says the same in code, with ``None`` for ``x``.
+# :func:`~torch.autograd.gradgradcheck` supplies, ``grad_x`` gets a graph, but
+# it leads only to ``grad_out``: no path reaches ``x``.
+# :func:`torch.autograd.grad` with ``allow_unused=True`` says the same in code,
+# with ``None`` for ``x``.
 
 from torchviz import make_dot
 
@@ -163,8 +165,9 @@ make_dot((grad_x, x, out), params={"x": x, "grad_out": grad_out, "grad_x": grad_
 # save_for_backward does not fix it
 # ---------------------------------
 #
-# ``save_for_backward`` stores tensors; it does not record how they were
-# computed. Saving the exponentials without returning them fails the same way.
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` stores
+# tensors; it does not record how they were computed. Saving the exponentials
+# without returning them fails the same way.
 
 
 class SinhSavedIntermediates(torch.autograd.Function):
@@ -196,7 +199,8 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 #
 # * Intermediates kept on ``ctx``, or saved without being outputs, are
 #   constants to autograd.
-# * ``gradcheck`` passes and nothing warns; only ``gradgradcheck`` fails.
+# * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
+#   :func:`~torch.autograd.gradgradcheck` fails.
 # * In real code the second derivative is silently wrong.
 # * The fix is :ref:`lesson-saving-intermediates`: return them as outputs, or
 #   compute them again in ``backward``.

@@ -52,7 +52,8 @@ class CubeNumpy(torch.autograd.Function):
 # -------------------------------------------------
 #
 # Even with ``create_graph=True``, ``grad_x`` has no ``grad_fn``: NumPy made
-# it. ``gradcheck`` passes and ``gradgradcheck`` fails.
+# it. :func:`~torch.autograd.gradcheck` passes and
+# :func:`~torch.autograd.gradgradcheck` fails.
 
 from torch.autograd import gradcheck, gradgradcheck
 from torch.autograd.gradcheck import GradcheckError
@@ -91,10 +92,11 @@ assert torch.equal(wrong, torch.full_like(x, 2.0))
 # ``once_differentiable``, and where it stops protecting you
 # ----------------------------------------------------------
 #
-# ``@once_differentiable`` (from ``torch.autograd.function``) declares that
-# ``backward`` has no derivative. It runs ``backward`` without recording, and
-# when the incoming gradient requires grad, it attaches its results to an error
-# node that raises if a later backward pass runs it.
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+# (from ``torch.autograd.function``) declares that ``backward`` has no
+# derivative. It runs ``backward`` without recording, and when the incoming
+# gradient requires grad, it attaches its results to an error node that raises
+# if a later backward pass runs it.
 
 from torch.autograd.function import once_differentiable
 
@@ -117,7 +119,7 @@ def penalty(cube):
 #
 # 1. ``.backward()`` walks the whole graph, runs the error node and raises the
 #    clear error.
-# 2. ``torch.autograd.grad`` with explicit inputs never reaches the error
+# 2. :func:`torch.autograd.grad` with explicit inputs never reaches the error
 #    node, which hangs off the detached results, not off ``x``: it raises a
 #    generic error, or, with ``allow_unused=True``, returns ``None``.
 # 3. With a constant incoming gradient (the ones from ``sum``), there is
@@ -143,10 +145,10 @@ assert missing is None
 assert torch.equal(second_derivative(CubeOnce.apply, x), torch.full_like(x, 2.0))
 
 # %%
-# So the marker documents the limit and turns many mistakes into a clear
-# error, but the test to rely on is ``gradgradcheck``, which fails for the
-# marked Function too (it calls ``torch.autograd.grad`` with explicit inputs,
-# like case 2, so the error node never runs).
+# So the marker documents the limit and turns many mistakes into a clear error,
+# but the test to rely on is :func:`~torch.autograd.gradgradcheck`, which fails
+# for the marked Function too (it calls :func:`torch.autograd.grad` with
+# explicit inputs, like case 2, so the error node never runs).
 
 try:
     gradgradcheck(CubeOnce.apply, inputs)
@@ -194,8 +196,8 @@ class Cube(CubeNumpy):
 # NumPy still runs in the forward pass and in the first backward pass, inside
 # ``forward`` methods, where autograd never looks. What ``create_graph=True``
 # records is one node, ``CubeGradBackward``: autograd names a Function's node
-# after its class, plus ``Backward``. Its backward uses PyTorch operations on saved inputs, so
-# third and higher derivatives are tracked by autograd itself.
+# after its class, plus ``Backward``. Its backward uses PyTorch operations on
+# saved inputs, so third and higher derivatives are tracked by autograd itself.
 
 (grad_x,) = torch.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
 (grad2,) = torch.autograd.grad(grad_x.sum(), x, create_graph=True)
@@ -213,8 +215,9 @@ assert torch.allclose(second_derivative(Cube.apply, x), 6 * x + 2)
 assert torch.allclose(ours, reference)
 
 # %%
-# Both Functions pass both checks. ``CubeGrad`` is checked with respect to
-# both of its inputs; its ``gradgradcheck`` covers the cube's third derivative.
+# Both Functions pass both checks. ``CubeGrad`` is checked with respect to both
+# of its inputs; its :func:`~torch.autograd.gradgradcheck` covers the cube's
+# third derivative.
 
 assert gradcheck(Cube.apply, inputs) and gradgradcheck(Cube.apply, inputs)
 pair = tuple(torch.randn(4, dtype=torch.float64, requires_grad=True) for _ in range(2))
@@ -237,9 +240,10 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 #
 # * Code outside PyTorch leaves no graph: the first derivative is right, the
 #   second is an error or, mixed with tracked code, silently wrong.
-# * ``once_differentiable`` makes ``.backward()`` raise a clear error, but
-#   ``torch.autograd.grad`` with explicit inputs passes it by, and a constant
-#   incoming gradient gets no error node. Rely on ``gradgradcheck``.
+# * :func:`~torch.autograd.function.once_differentiable` makes ``.backward()``
+#   raise a clear error, but :func:`torch.autograd.grad` with explicit inputs
+#   passes it by, and a constant incoming gradient gets no error node. Rely on
+#   :func:`~torch.autograd.gradgradcheck`.
 # * The cure is a second Function for the backward, with a hand-written
 #   backward of its own in PyTorch operations.
 #

@@ -10,10 +10,13 @@ below comes with a small Function, and the lesson asserts every claim.
 """
 
 # %%
-# The examples are checked by this helper, which runs ``gradcheck`` and
-# ``gradgradcheck`` in ``float64`` and asserts both.
+# The examples are checked by this helper, which runs
+# :func:`~torch.autograd.gradcheck` and :func:`~torch.autograd.gradgradcheck`
+# in ``float64`` and asserts both.
 
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/06_extending_autograd.svg"
 from torch.autograd import Function, gradcheck, gradgradcheck
 
 torch.manual_seed(0)
@@ -80,9 +83,9 @@ check(Shift.apply, double_input(3), double_input(3))
 #
 # ``backward`` receives one gradient per output of ``forward`` and returns one
 # value per input, in order: ``None`` for an input that is not a tensor, and
-# optionally for one that needs no gradient. ``ctx.needs_input_grad`` says which
-# gradients are wanted, so ``backward`` can skip the others. A counter shows
-# the skipped work.
+# optionally for one that needs no gradient. ``ctx.needs_input_grad`` says
+# which gradients are wanted, so ``backward`` can skip the others. A counter
+# shows the skipped work.
 
 
 class ScaledProduct(Function):
@@ -121,8 +124,8 @@ x.grad = None
 check(lambda a, b: ScaledProduct.apply(a, b, 0.5), double_input(3), double_input(3))
 
 # %%
-# Returning too few values is an error as soon as ``backward`` returns; extra ``None``
-# values at the end are accepted without a word.
+# Returning too few values is an error as soon as ``backward`` returns; extra
+# ``None`` values at the end are accepted without a word.
 
 
 class MissingNone(Function):
@@ -210,9 +213,10 @@ assert five_x(TwiceInPlace.apply, twice_first=True) == ([5.0] * 3, [2.0] * 3)
 # Rule 4: every tensor ``backward`` uses goes through ``save_for_backward``
 # -------------------------------------------------------------------------
 #
-# ``ctx.save_for_backward`` accepts any tensor, or ``None``. Other values that
-# ``backward`` needs, such as a number or a shape, are plain attributes of
-# ``ctx`` (the node of the output, so ``out.grad_fn.scale`` reads one back).
+# :meth:`ctx.save_for_backward <torch.autograd.function.FunctionCtx.save_for_backward>`
+# accepts any tensor, or ``None``. Other values that ``backward`` needs, such
+# as a number or a shape, are plain attributes of ``ctx`` (the node of the
+# output, so ``out.grad_fn.scale`` reads one back).
 
 
 class ScaledSquare(Function):
@@ -332,10 +336,10 @@ class ExpInPlace(Function):
 
 
 # %%
-# On a tensor that is not a leaf, the output *is* the input, its ``grad_fn``
-# is now ``ExpInPlaceBackward``, and the gradient of :math:`e^{2x}` is
-# :math:`2e^{2x}`. ``gradcheck`` passes its inputs as leaves, so it checks the
-# Function on a ``clone()``.
+# On a tensor that is not a leaf, the output *is* the input, its ``grad_fn`` is
+# now ``ExpInPlaceBackward``, and the gradient of :math:`e^{2x}` is
+# :math:`2e^{2x}`. :func:`~torch.autograd.gradcheck` passes its inputs as
+# leaves, so it checks the Function on a ``clone()``.
 
 y = 2 * x
 z = ExpInPlace.apply(y)
@@ -488,17 +492,18 @@ check(lambda t: SinCos.apply(t, False), double_input(3))
 # ---------------------------------------------------------------
 #
 # A ``backward`` that cannot be differentiated should say so by decorating it
-# with ``@once_differentiable`` (from ``torch.autograd.function``): a second
-# backward pass that reaches it then raises a clear error.
-# :ref:`lesson-untracked-backward` shows it at work, and where it does not
-# protect you.
+# with
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+# (from ``torch.autograd.function``): a second backward pass that reaches it
+# then raises a clear error. :ref:`lesson-untracked-backward` shows it at work,
+# and where it does not protect you.
 #
 # Rule 9: ``forward`` without ``ctx``, plus ``setup_context``
 # -----------------------------------------------------------
 #
 # In the newer style, ``forward`` takes only the inputs, and a staticmethod
 # ``setup_context(ctx, inputs, output)`` fills ``ctx`` from the tuple of
-# inputs and the output. ``backward`` is unchanged. The ``torch.func``
+# inputs and the output. ``backward`` is unchanged. The :mod:`torch.func`
 # transforms (``grad``, ``vmap``, ``jacrev``, ...) require this split; the
 # older style works with ordinary autograd, but the transforms refuse it. We
 # print the first sentence of the message.
@@ -542,7 +547,7 @@ assert "it must override the setup_context staticmethod" in func_message
 check(CubeOldStyle.apply, double_input(3))
 
 # %%
-# ``torch.func.grad`` applied once, twice and three times gives
+# :func:`torch.func.grad` applied once, twice and three times gives
 # :math:`3x^2 = 12`, :math:`6x = 12` and :math:`6` at :math:`x = 2`.
 # ``vmap`` needs one more thing, a vmap rule: :ref:`lesson-torch-func`.
 
@@ -563,13 +568,17 @@ check(Cube.apply, double_input(3))
 # * ``backward`` returns one value per input of ``forward``; ``None`` for
 #   non-tensors and unwanted gradients. ``ctx.needs_input_grad`` skips work.
 # * Never change the incoming gradient in place; it may be shared.
-# * Every tensor that ``backward`` uses goes through ``save_for_backward``;
-#   other values are attributes of ``ctx``.
-# * ``mark_dirty`` for an input changed in place; ``mark_non_differentiable``
-#   for floating-point outputs that have no gradient.
+# * Every tensor that ``backward`` uses goes through
+#   :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`; other
+#   values are attributes of ``ctx``.
+# * :meth:`~torch.autograd.function.FunctionCtx.mark_dirty` for an input
+#   changed in place;
+#   :meth:`~torch.autograd.function.FunctionCtx.mark_non_differentiable` for
+#   floating-point outputs that have no gradient.
 # * With ``set_materialize_grads(False)``, handle ``None`` for every output,
 #   in every pass.
-# * ``once_differentiable`` declares a backward without a derivative.
-# * ``forward`` without ``ctx``, plus ``setup_context``, for ``torch.func``.
+# * :func:`~torch.autograd.function.once_differentiable` declares a backward
+#   without a derivative.
+# * ``forward`` without ``ctx``, plus ``setup_context``, for :mod:`torch.func`.
 #
 # Next, :ref:`lesson-custom-layer` puts these rules together in a layer.

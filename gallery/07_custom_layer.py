@@ -68,11 +68,13 @@ def linear_grads(needs, input, weight, bias, grad_out):
 # ------------
 #
 # ``forward`` takes the input, the weight and an optional bias, and saves all
-# three. ``save_for_backward`` accepts ``None``, so a missing bias needs no
-# special case. ``backward`` returns one gradient per input of ``forward``;
-# when the bias is missing, its gradient is ``None``.
+# three. :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` accepts
+# ``None``, so a missing bias needs no special case. ``backward`` returns one
+# gradient per input of ``forward``; when the bias is missing, its gradient is
+# ``None``.
 #
-# For now, ``backward`` is marked ``once_differentiable``
+# For now, ``backward`` is marked
+# :func:`~torch.autograd.function.once_differentiable`
 # (:ref:`lesson-untracked-backward`): until its second derivative is checked,
 # the Function says that it has none. Later in this lesson we remove the mark.
 
@@ -177,7 +179,7 @@ print("same initial parameters as nn.Linear:", True)
 # Checking against ``torch.nn.functional.linear``
 # -----------------------------------------------
 #
-# ``torch.nn.functional.linear`` computes the same map with PyTorch's own
+# :func:`torch.nn.functional.linear` computes the same map with PyTorch's own
 # backward. On the same input and the same parameters, our layer must give
 # the same output and the same three gradients. The input here has two batch
 # dimensions, to test the flattening in ``linear_grads``.
@@ -204,8 +206,8 @@ for name, g_ours, g_ref in zip(names, grads_ours, grads_ref, strict=True):
 # Checking against finite differences
 # -----------------------------------
 #
-# ``gradcheck`` checks the hand-written backward for all three inputs at once,
-# with a bias and without.
+# :func:`~torch.autograd.gradcheck` checks the hand-written backward for all
+# three inputs at once, with a bias and without.
 
 from torch.autograd import gradcheck, gradgradcheck
 
@@ -260,9 +262,10 @@ assert torch.allclose(layer.weight, true_weight, atol=0.1)
 # Asking for a second derivative
 # ------------------------------
 #
-# A penalty on the size of a gradient, as used to train some generative
-# models, needs double backward. Through the marked ``backward``, the second
-# backward pass stops with the marker's error, and ``gradgradcheck`` fails.
+# A penalty on the size of a gradient, as used to train some generative models,
+# needs double backward. Through the marked ``backward``, the second backward
+# pass stops with the marker's error, and :func:`~torch.autograd.gradgradcheck`
+# fails.
 
 from torch.autograd.gradcheck import GradcheckError
 
@@ -417,10 +420,10 @@ print("plain PyTorch gives the same output:", True)
 #   return ``None`` for them and for a missing bias.
 # * Wrap the Function in an ``nn.Module`` with ``nn.Parameter`` objects, a
 #   ``reset_parameters`` method and an ``extra_repr``.
-# * Check it against a reference implementation, with ``gradcheck``, and by
-#   training it.
-# * Mark ``backward`` ``once_differentiable`` until ``gradgradcheck``
-#   passes without the mark.
+# * Check it against a reference implementation, with
+#   :func:`~torch.autograd.gradcheck`, and by training it.
+# * Mark ``backward`` :func:`~torch.autograd.function.once_differentiable`
+#   until :func:`~torch.autograd.gradgradcheck` passes without the mark.
 # * A backward built from differentiable operations on saved inputs supports
 #   double backward by itself.
 # * Put as little as possible inside your own Function, and let autograd do

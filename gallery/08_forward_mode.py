@@ -22,14 +22,16 @@ backward needs: a ``backward`` that autograd can follow.
 # ``torch.autograd.forward_ad`` provides ``dual_level()`` (dual tensors exist
 # only inside it), ``make_dual(x, v)`` and ``unpack_dual(y)``.
 #
-# The first ``make_dual`` of a process loads PyTorch's own forward-mode rules.
-# Some releases warn there that ``torch.jit.script``, which those rules use, is
-# deprecated: a note about PyTorch's code, not yours, so the lessons silence
-# exactly that message.
+# The first :func:`~torch.autograd.forward_ad.make_dual` of a process loads
+# PyTorch's own forward-mode rules. Some releases warn there that
+# ``torch.jit.script``, which those rules use, is deprecated: a note about
+# PyTorch's code, not yours, so the lessons silence exactly that message.
 
 import warnings
 
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/08_forward_mode.svg"
 import torch.autograd.forward_ad as fwAD
 
 torch.manual_seed(0)
@@ -46,11 +48,11 @@ assert torch.allclose(y_tangent, torch.cos(x) * v)
 # A Function with a ``jvp``
 # -------------------------
 #
-# Take :math:`f(x) = x \sin x`, with :math:`f'(x) = \sin x + x \cos x`.
-# ``jvp`` receives one tangent per input and returns one per output, here
-# :math:`f'(x)` times the input's tangent. Inside ``jvp``,
-# ``ctx.saved_tensors`` holds what ``forward`` passed to
-# ``ctx.save_for_forward``, a store separate from ``save_for_backward``.
+# Take :math:`f(x) = x \sin x`, with :math:`f'(x) = \sin x + x \cos x`. ``jvp``
+# receives one tangent per input and returns one per output, here :math:`f'(x)`
+# times the input's tangent. Inside ``jvp``, ``ctx.saved_tensors`` holds what
+# ``forward`` passed to ``ctx.save_for_forward``, a store separate from
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`.
 
 
 def xsin_prime(x):
@@ -146,7 +148,7 @@ print("gradcheck (forward AD) and gradgradcheck (forward over reverse) pass")
 # run, ``XSin.backward`` included, which is why that backward must be
 # written with PyTorch operations; no ``create_graph=True`` is needed. The
 # test loss is :math:`L(x) = \sum_i f(Ax)_i^2`, checked against
-# ``torch.autograd.functional.hvp`` (reverse over reverse).
+# :func:`torch.autograd.functional.hvp` (reverse over reverse).
 
 from torch.autograd.functional import hvp
 
@@ -211,11 +213,12 @@ assert torch.allclose(grad_np, grad)
 assert not torch.allclose(hv_np, hv) and torch.allclose(hv_np, without_f2)
 
 # %%
-# ``gradgradcheck`` with the forward-over-reverse check finds it (with
-# ``raise_exception=False`` it returns ``False``; ``check_undefined_grad`` is
-# switched off because it goes only with ``check_rev_over_rev``). The cure is
-# the one for double backward: ``backward`` in PyTorch operations, or the
-# NumPy part in a second Function with its own ``backward`` and ``jvp``.
+# :func:`~torch.autograd.gradgradcheck` with the forward-over-reverse check
+# finds it (with ``raise_exception=False`` it returns ``False``;
+# ``check_undefined_grad`` is switched off because it goes only with
+# ``check_rev_over_rev``). The cure is the one for double backward:
+# ``backward`` in PyTorch operations, or the NumPy part in a second Function
+# with its own ``backward`` and ``jvp``.
 
 ok = gradgradcheck(
     XSinNumpyBackward.apply,
@@ -233,7 +236,7 @@ assert ok is False
 # -------
 #
 # * Forward mode carries a tangent with each value: ``dual_level``,
-#   ``make_dual``, ``unpack_dual``.
+#   :func:`~torch.autograd.forward_ad.make_dual`, ``unpack_dual``.
 # * A Function takes part through a ``jvp`` staticmethod that reads what
 #   ``forward`` passed to ``ctx.save_for_forward``.
 # * Test it with ``gradcheck(..., check_forward_ad=True)`` and

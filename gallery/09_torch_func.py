@@ -27,6 +27,8 @@ formula.
 import warnings
 
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/09_torch_func.svg"
 from torch import func
 
 
@@ -274,7 +276,8 @@ for function, has_jvp in [(Tanh, False), (TanhWithJvp, True), (NumpySoftplus, Tr
 # Summary
 # -------
 #
-# * ``torch.func`` needs ``forward`` without ``ctx`` and a ``setup_context``.
+# * :mod:`torch.func` needs ``forward`` without ``ctx`` and a
+#   ``setup_context``.
 # * ``vmap`` needs a rule: ``generate_vmap_rule = True`` when every method uses
 #   PyTorch operations, or a ``vmap(info, in_dims, *args)`` staticmethod.
 # * ``grad(grad(f))`` and ``jacrev(jacrev(f))`` need only a ``backward``

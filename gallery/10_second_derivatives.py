@@ -128,7 +128,7 @@ v = torch.randn(theta.shape, dtype=torch.float64)
 print("number of parameters:", theta.numel())
 
 # %%
-# The two calls to ``torch.autograd.grad``:
+# The two calls to :func:`torch.autograd.grad`:
 
 (g,) = torch.autograd.grad(mlp_loss(theta), theta, create_graph=True)
 (hv,) = torch.autograd.grad(g @ v, theta)
@@ -137,8 +137,8 @@ print(hv[:4])
 
 # %%
 # PyTorch has a ready-made function for the same product,
-# ``torch.autograd.functional.hvp``. It returns the value of the function and
-# :math:`H v`. For a network this small we can also build the whole Hessian
+# :func:`torch.autograd.functional.hvp`. It returns the value of the function
+# and :math:`H v`. For a network this small we can also build the whole Hessian
 # with ``torch.autograd.functional.hessian`` and multiply. All three agree.
 
 from torch.autograd.functional import hessian, hvp
@@ -435,9 +435,10 @@ assert torch.allclose(d2u, d2u_numerical, rtol=0, atol=1e-6)
 # ``Tanh.backward`` uses only tracked operations: each time autograd
 # differentiates it, it meets ``Tanh`` again and can call its backward again.
 #
-# ``gradgradcheck`` tests only two orders. To test the third, apply it to the
-# first derivative of ``Tanh``, written as a function of ``x``: the second
-# derivative of that function is the third derivative of ``Tanh``.
+# :func:`~torch.autograd.gradgradcheck` tests only two orders. To test the
+# third, apply it to the first derivative of ``Tanh``, written as a function of
+# ``x``: the second derivative of that function is the third derivative of
+# ``Tanh``.
 
 
 def tanh_derivative(x):
@@ -514,14 +515,14 @@ assert final_loss < losses[0] / 10
 #
 # * A Hessian-vector product is a gradient with ``create_graph=True``
 #   followed by a second gradient of :math:`g \cdot v`. It matched
-#   ``torch.autograd.functional.hvp`` through our custom ``SmoothReLU``.
+#   :func:`torch.autograd.functional.hvp` through our custom ``SmoothReLU``.
 # * A gradient penalty trains the weights through the second derivative of
 #   every layer. The custom activation gave the same penalty gradients as
 #   PyTorch's own softplus.
 # * A physics-informed loss with :math:`u''` needs the third derivative of the
 #   activation. A backward written with tracked operations on saved inputs or
-#   outputs supports every order; test the third order with ``gradgradcheck``
-#   applied to the first derivative.
+#   outputs supports every order; test the third order with
+#   :func:`~torch.autograd.gradgradcheck` applied to the first derivative.
 #
 # When a model's second derivatives are wrong and you do not know which
 # Function is to blame, read the next lesson,

@@ -45,11 +45,11 @@ assert gradcheck(LogCoshDetached.apply, (x,))
 # Reading a gradgradcheck failure
 # -------------------------------
 #
-# ``gradgradcheck`` builds a new function from your backward: it takes the
-# inputs :math:`x` and an output gradient :math:`v`, and returns what
-# ``backward`` returns, :math:`v \, f'(x)`. Then it runs ``gradcheck`` on that
-# function. We pass our own :math:`v` as ``grad_outputs`` (by default it is
-# random).
+# :func:`~torch.autograd.gradgradcheck` builds a new function from your
+# backward: it takes the inputs :math:`x` and an output gradient :math:`v`, and
+# returns what ``backward`` returns, :math:`v \, f'(x)`. Then it runs
+# :func:`~torch.autograd.gradcheck` on that function. We pass our own :math:`v`
+# as ``grad_outputs`` (by default it is random).
 
 MISMATCH = "Jacobian mismatch for output 0 with respect to input 0"
 try:
@@ -68,10 +68,11 @@ assert message.startswith(MISMATCH)
 # * **numerical** is the Jacobian of that result by finite differences, one
 #   row per entry of the input. Here it is diagonal, with :math:`v f''(x)`.
 # * **analytical** is the same Jacobian through the graph that ``backward``
-#   recorded. **All zeros** means the result is cut off from the input:
-#   look for ``.detach()``, a tensor kept on ``ctx``, part of ``backward``
-#   under ``torch.no_grad()``, or
-#   ``@once_differentiable`` in ``backward``.
+#   recorded. **All zeros** means the result is cut off from the input: look
+#   for ``.detach()``, a tensor kept on ``ctx``, part of ``backward`` under
+#   ``torch.no_grad()``, or
+#   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+#   in ``backward``.
 #
 # Both sides, confirmed by hand: a central difference of ``backward``'s result
 # gives the numerical diagonal, and autograd finds no path back to ``x``.
@@ -303,9 +304,9 @@ model = nn.Sequential(
 ).double()
 
 # %%
-# ``gradgradcheck`` on the whole model fails, but its message names only the
-# model's input and output, and the analytical side is not zero: the other
-# layers contribute to it.
+# :func:`~torch.autograd.gradgradcheck` on the whole model fails, but its
+# message names only the model's input and output, and the analytical side is
+# not zero: the other layers contribute to it.
 
 x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
 assert gradcheck(model, (x,))
@@ -428,9 +429,9 @@ assert [name for name, ok in connected.items() if not ok] == ["SoftplusFunctionB
 # %%
 # The walk has blind spots. A Function linear in its inputs rightly saves
 # nothing and is flagged too, so a flagged node is a suspect to confirm with
-# ``gradgradcheck``. Worse, a backward that cuts only one of two saved tensors
-# still reaches a leaf through the other and passes the walk: a clean walk
-# proves nothing.
+# :func:`~torch.autograd.gradgradcheck`. Worse, a backward that cuts only one
+# of two saved tensors still reaches a leaf through the other and passes the
+# walk: a clean walk proves nothing.
 
 
 class ScaleHalfDetached(ScaleFunction):
@@ -542,15 +543,17 @@ make_dot((grad_x, x, out), params=labels)
 # Summary
 # -------
 #
-# * In a ``gradgradcheck`` message, "output" is a gradient that ``backward``
-#   returns and "input" an input of your Function (the output gradients come
-#   after). An all-zero analytical side means a cut: ``.detach()``, ``ctx``
-#   attributes, ``torch.no_grad()``, ``@once_differentiable``.
+# * In a :func:`~torch.autograd.gradgradcheck` message, "output" is a gradient
+#   that ``backward`` returns and "input" an input of your Function (the output
+#   gradients come after). An all-zero analytical side means a cut:
+#   ``.detach()``, ``ctx`` attributes, ``torch.no_grad()``,
+#   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`.
 # * Keep ``float64`` rather than loosening ``eps``/``atol``/``rtol``; use
 #   ``fast_mode`` for large inputs, ``nondet_tol`` for nondeterministic
 #   backwards; ``check_undefined_grad`` is what tests ``None`` gradients.
 # * In a model, check each module with its parameters, or walk the graph with
-#   hooks on the custom nodes; confirm every suspect with ``gradgradcheck``.
+#   hooks on the custom nodes; confirm every suspect with
+#   :func:`~torch.autograd.gradgradcheck`.
 #
 # For the uses that make this worth the effort, see
 # :ref:`lesson-second-derivatives`; for every pattern on one page, the

@@ -19,19 +19,23 @@ it, repairs it, and tests it with ``torch.library.opcheck``.
 #
 # Three pieces make an operator with a gradient:
 #
-# * the implementation, decorated with ``custom_op``, whose type hints become
-#   the operator's schema (``mutates_args=()`` says it changes no input);
-# * ``register_fake``: what the output looks like (shape, dtype, device),
-#   computed without data, so that ``torch.compile`` can trace through it;
+# * the implementation, decorated with :func:`~torch.library.custom_op`, whose
+#   type hints become the operator's schema (``mutates_args=()`` says it
+#   changes no input);
+# * :func:`~torch.library.register_fake`: what the output looks like (shape,
+#   dtype, device), computed without data, so that :func:`torch.compile` can
+#   trace through it;
 # * ``register_autograd(backward, setup_context=...)``, with the
 #   ``setup_context(ctx, inputs, output)`` and ``backward`` of a
-#   ``torch.autograd.Function`` in the newer style (these exact parameter
+#   :class:`torch.autograd.Function` in the newer style (these exact parameter
 #   names: they are passed by keyword).
 
 import warnings
 
 import numpy as np
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/12_custom_ops.svg"
 
 
 @torch.library.custom_op("dbw::numpy_sin", mutates_args=())
@@ -79,9 +83,9 @@ assert torch.allclose(second, -torch.sin(x))
 # If the backward calls another NumPy operator, ``numpy_cos``, that has no
 # gradient of its own, the second derivative is lost, as in
 # :ref:`lesson-untracked-backward`. One thing is better than with a
-# ``torch.autograd.Function``: an operator without a registered gradient is
-# never silently treated as a constant. The second backward pass stops at it,
-# whichever way it is asked for.
+# :class:`torch.autograd.Function`: an operator without a registered gradient
+# is never silently treated as a constant. The second backward pass stops at
+# it, whichever way it is asked for.
 
 
 @torch.library.custom_op("dbw::numpy_cos", mutates_args=())
@@ -156,11 +160,12 @@ assert torch.allclose(second, -torch.sin(x)) and torch.allclose(third, -torch.co
 # Testing an operator: opcheck
 # ----------------------------
 #
-# ``torch.library.opcheck`` tests what ``gradcheck`` cannot see: that the
-# schema matches what the function does, that the fake implementation agrees
-# with the real one, that the gradient is registered the right way, and that
-# the operator survives the tracing ``torch.compile`` does. Run it beside
-# ``gradcheck`` and ``gradgradcheck``; each check it ran reports ``SUCCESS``.
+# :func:`torch.library.opcheck` tests what :func:`~torch.autograd.gradcheck`
+# cannot see: that the schema matches what the function does, that the fake
+# implementation agrees with the real one, that the gradient is registered the
+# right way, and that the operator survives the tracing :func:`torch.compile`
+# does. Run it beside :func:`~torch.autograd.gradcheck` and
+# :func:`~torch.autograd.gradgradcheck`; each check it ran reports ``SUCCESS``.
 
 results = torch.library.opcheck(numpy_sin, (x,))
 for name, result in results.items():
@@ -169,8 +174,8 @@ assert set(results.values()) == {"SUCCESS"}
 
 # %%
 # An operator whose fake implementation gets the shape wrong passes
-# ``gradcheck`` (the real computation and its gradient are right) but fails
-# ``opcheck``:
+# :func:`~torch.autograd.gradcheck` (the real computation and its gradient are
+# right) but fails :func:`~torch.library.opcheck`:
 
 
 @torch.library.custom_op("dbw::numpy_sin_bad_fake", mutates_args=())
@@ -202,15 +207,15 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #    :header-rows: 1
 #
 #    * -
-#      - ``torch.autograd.Function``
-#      - ``torch.library.custom_op``
+#      - :class:`torch.autograd.Function`
+#      - :func:`torch.library.custom_op`
 #    * - What it wraps
 #      - any Python code, run eagerly
 #      - code PyTorch cannot see (NumPy, C++ or CUDA kernels), as one operator
-#    * - ``torch.compile``
+#    * - :func:`torch.compile`
 #      - traced into, with the limits of :ref:`lesson-torch-compile`
-#      - one opaque operator (needs ``register_fake``)
-#    * - ``torch.func``
+#      - one opaque operator (needs :func:`~torch.library.register_fake`)
+#    * - :mod:`torch.func`
 #      - yes, with ``setup_context`` and a vmap rule
 #      - ``grad`` and ``jacrev`` refuse it; ``jvp`` and ``jacfwd`` silently
 #        give a zero tangent
@@ -222,10 +227,10 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #      - an error if it calls an operator without a gradient; silently constant
 #        if it calls NumPy itself
 #    * - Tests
-#      - ``gradcheck``, ``gradgradcheck``
-#      - the same, plus ``opcheck``
+#      - :func:`~torch.autograd.gradcheck`, :func:`~torch.autograd.gradgradcheck`
+#      - the same, plus :func:`~torch.library.opcheck`
 #
-# The ``torch.func`` row, checked on this build's PyTorch:
+# The :mod:`torch.func` row, checked on this build's PyTorch:
 
 try:
     torch.func.grad(lambda t: numpy_sin(t).sum())(x.detach())
@@ -246,11 +251,13 @@ assert torch.equal(tangent, torch.zeros_like(x)) and not torch.allclose(tangent,
 # Summary
 # -------
 #
-# * ``custom_op`` + ``register_fake`` + ``register_autograd`` make an operator
-#   with a gradient, opaque to ``torch.compile``.
+# * :func:`~torch.library.custom_op` + :func:`~torch.library.register_fake` +
+#   :func:`~torch.library.register_autograd` make an operator with a gradient,
+#   opaque to :func:`torch.compile`.
 # * Its double backward works when its backward uses operations with
 #   gradients; an operator without one stops the second pass with an error.
-# * Test with ``gradcheck``, ``gradgradcheck`` and ``opcheck``.
+# * Test with :func:`~torch.autograd.gradcheck`,
+#   :func:`~torch.autograd.gradgradcheck` and :func:`~torch.library.opcheck`.
 #
 # Next, :ref:`lesson-torch-compile`: what happens to double backward under
-# ``torch.compile``.
+# :func:`torch.compile`.

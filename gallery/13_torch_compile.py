@@ -26,6 +26,8 @@ moment. The split is where double backward stops.
 # differentiates the critic's gradient with respect to its input.
 
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/13_torch_compile.svg"
 from torch import nn
 
 
@@ -78,7 +80,7 @@ assert all(g is not None for g in eager)
 # The first derivative goes through the compiled backward; the penalty's
 # gradient would have to differentiate that backward. AOTAutograd attaches an
 # error node to it, and a second pass that reaches the node raises, by
-# ``.backward()`` or by ``torch.autograd.grad``.
+# ``.backward()`` or by :func:`torch.autograd.grad`.
 
 compiled = torch.compile(critic, backend="aot_eager")
 messages = []
@@ -92,12 +94,13 @@ expected = "torch.compile with aot_autograd does not currently support double ba
 assert messages == [expected, expected]
 
 # %%
-# Like ``@once_differentiable`` (:ref:`lesson-untracked-backward`), the error
-# node hangs off the compiled backward's results, not off the inputs. When the
-# compiled part is one term among others, ``torch.autograd.grad`` with explicit
-# inputs never reaches it: for :math:`h(x) = e^{x} + x^2`, with the
-# exponential compiled, it returns :math:`h''(x) = 2` instead of
-# :math:`e^{x} + 2`, with no error.
+# Like
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+# (:ref:`lesson-untracked-backward`), the error node hangs off the compiled
+# backward's results, not off the inputs. When the compiled part is one term
+# among others, :func:`torch.autograd.grad` with explicit inputs never reaches
+# it: for :math:`h(x) = e^{x} + x^2`, with the exponential compiled, it returns
+# :math:`h''(x) = 2` instead of :math:`e^{x} + 2`, with no error.
 
 compiled_exp = torch.compile(torch.exp, backend="aot_eager")
 x = torch.tensor([0.0, 1.0], dtype=torch.float64, requires_grad=True)
@@ -142,8 +145,8 @@ assert all(torch.allclose(s, r) for s, r in zip(split, reference))
 # both were detached: the penalty's gradients come out wrong, and the first
 # layer's bias and the last weight get none at all.
 #
-# The same happens when the inner gradient is computed with ``torch.func.grad``
-# inside the compiled function.
+# The same happens when the inner gradient is computed with
+# :func:`torch.func.grad` inside the compiled function.
 
 
 class SoftplusModule(nn.Module):
@@ -197,11 +200,12 @@ for grads in (dynamo_only, inner):
 #
 # * A backward compiled by AOTAutograd (every backend but ``"eager"``) cannot
 #   be differentiated: a second pass that reaches it raises, and
-#   ``torch.autograd.grad`` with explicit inputs can pass it by with a wrong
-#   value.
-# * With a custom Function inside, ``backend="eager"`` and ``torch.func.grad``
-#   inside the compiled function give wrong second derivatives without a word
-#   on this build's PyTorch: the Function's backward comes out detached.
+#   :func:`torch.autograd.grad` with explicit inputs can pass it by with a
+#   wrong value.
+# * With a custom Function inside, ``backend="eager"`` and
+#   :func:`torch.func.grad` inside the compiled function give wrong second
+#   derivatives without a word on this build's PyTorch: the Function's backward
+#   comes out detached.
 # * Compile what is differentiated once; run the path that is differentiated
 #   twice in eager mode, and check the step against eager mode.
 #

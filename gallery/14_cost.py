@@ -27,6 +27,8 @@ Wall-clock times would change from one machine, and one run, to the next.
 import warnings
 
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/14_cost.svg"
 import torch.autograd.forward_ad as fwAD
 from torch.utils.flop_counter import FlopCounterMode
 
@@ -130,7 +132,7 @@ assert graph_flops == plain_flops and graph_bytes > 2 * plain_bytes
 #   (:ref:`lesson-forward-mode`);
 # * ``torch.autograd.functional.vhp``, which computes :math:`v^\top H`, the
 #   same vector for a symmetric Hessian;
-# * ``torch.autograd.functional.hvp``, which computes :math:`H v` with a
+# * :func:`torch.autograd.functional.hvp`, which computes :math:`H v` with a
 #   further backward pass on top (PyTorch's documentation recommends ``vhp``
 #   when the Hessian is symmetric).
 

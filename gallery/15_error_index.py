@@ -22,6 +22,8 @@ import warnings
 
 import numpy as np
 import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/15_error_index.svg"
 from torch.autograd import Function, gradcheck, gradgradcheck
 from torch.autograd.function import once_differentiable
 from torch.autograd.gradcheck import GradcheckError
@@ -69,9 +71,11 @@ def second_derivative(f):
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** a second backward pass ran the error node of a ``backward``
-# decorated with ``@once_differentiable``. **Fix:** write that ``backward``
-# with PyTorch operations and remove the decorator, or wrap its untracked
-# code in a second Function. :ref:`lesson-untracked-backward`
+# decorated with
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`.
+# **Fix:** write that ``backward`` with PyTorch operations and remove the
+# decorator, or wrap its untracked code in a second Function.
+# :ref:`lesson-untracked-backward`
 
 
 class CubeOnce(Cube):
@@ -97,7 +101,8 @@ assert "marked with @once_differentiable" in message
 # only values autograd cannot follow (tensors kept on ``ctx``, NumPy), and the
 # incoming gradient was a constant. **Fix:** save what ``backward`` needs as
 # inputs or outputs, or compute it in ``backward`` (:ref:`lesson-ctx-mistake`);
-# for code outside PyTorch, a second Function (:ref:`lesson-untracked-backward`).
+# for code outside PyTorch, a second Function
+# (:ref:`lesson-untracked-backward`).
 
 
 class CubeOnCtx(Function):
@@ -119,12 +124,12 @@ assert "does not require grad and does not have a grad_fn" in message
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** no path leads from what you differentiate to that input. With
-# ``@once_differentiable``, ``torch.autograd.grad`` never reaches the error node,
-# so this generic message replaces the clear one. ``allow_unused=True`` turns it
-# into ``None``, silently. Older releases of PyTorch say "One of the
-# differentiated Tensors appears to not have been used in the graph".
-# **Fix:** as for the first entry on this page.
-# :ref:`lesson-untracked-backward`
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
+# :func:`torch.autograd.grad` never reaches the error node, so this generic
+# message replaces the clear one. ``allow_unused=True`` turns it into ``None``,
+# silently. Older releases of PyTorch say "One of the differentiated Tensors
+# appears to not have been used in the graph". **Fix:** as for the first entry
+# on this page. :ref:`lesson-untracked-backward`
 
 
 def penalty_grad():
@@ -139,9 +144,9 @@ assert "appears to not have been used in the graph" in message
 # ``Trying to backward through ... but no autograd formula was registered``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** the backward of a ``torch.library.custom_op`` calls another
-# custom operator that has no ``register_autograd``. **Fix:** register a
-# gradient for that operator too. :ref:`lesson-custom-ops`
+# **Cause:** the backward of a :func:`torch.library.custom_op` calls another
+# custom operator that has no :func:`~torch.library.register_autograd`.
+# **Fix:** register a gradient for that operator too. :ref:`lesson-custom-ops`
 
 
 @torch.library.custom_op("dbw_errors::numpy_square", mutates_args=())
@@ -214,14 +219,16 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # ``Jacobian mismatch for output 0 with respect to input 0``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** from ``gradcheck``, the first derivative is wrong: the formula in
-# ``backward``. From ``gradgradcheck`` with an all-zero analytical Jacobian,
+# **Cause:** from :func:`~torch.autograd.gradcheck`, the first derivative is
+# wrong: the formula in ``backward``. From
+# :func:`~torch.autograd.gradgradcheck` with an all-zero analytical Jacobian,
 # ``backward`` used a value cut off from the input (a tensor on ``ctx``, a
 # ``.detach()``, part of it under ``torch.no_grad()``,
-# ``@once_differentiable``); with a nonzero one, part of ``backward`` is cut
-# off or its formula is wrong. **Fix:** save inputs and outputs with
-# ``save_for_backward`` and compute the rest in ``backward`` with PyTorch
-# operations. :ref:`lesson-diagnosing`
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`);
+# with a nonzero one, part of ``backward`` is cut off or its formula is wrong.
+# **Fix:** save inputs and outputs with
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` and compute
+# the rest in ``backward`` with PyTorch operations. :ref:`lesson-diagnosing`
 
 message = message_of(GradcheckError, lambda: gradgradcheck(CubeOnCtx.apply, (x,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
@@ -288,7 +295,8 @@ assert "is not a double precision floating point" in str(caught[0].message)
 #
 # **Cause:** the fake implementation of a custom operator disagrees with the
 # real one about the output's shape, dtype or device. **Fix:** make
-# ``register_fake`` return what the operator returns. :ref:`lesson-custom-ops`
+# :func:`~torch.library.register_fake` return what the operator returns.
+# :ref:`lesson-custom-ops`
 
 
 @torch.library.custom_op("dbw_errors::bad_fake", mutates_args=())
@@ -339,9 +347,10 @@ assert "incorrect number of gradients (expected 2, got 1)" in message
 # ``one of the variables needed for gradient computation has been modified by an inplace operation``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** a tensor saved with ``save_for_backward`` was changed in place
-# before ``backward`` ran. **Fix:** change a copy, or save after the change.
-# :ref:`lesson-extending-rules`
+# **Cause:** a tensor saved with
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` was changed in
+# place before ``backward`` ran. **Fix:** change a copy, or save after the
+# change. :ref:`lesson-extending-rules`
 
 
 def change_saved_input():
@@ -358,8 +367,9 @@ assert "modified by an inplace operation" in message
 # ``a leaf Variable that requires grad has been used in an in-place operation``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** a Function marked a leaf that requires grad with ``mark_dirty``.
-# **Fix:** apply it to a non-leaf (``x.clone()``). :ref:`lesson-extending-rules`
+# **Cause:** a Function marked a leaf that requires grad with
+# :meth:`~torch.autograd.function.FunctionCtx.mark_dirty`. **Fix:** apply it to
+# a non-leaf (``x.clone()``). :ref:`lesson-extending-rules`
 
 
 class CubeInPlace(Function):
@@ -382,8 +392,9 @@ assert "a leaf Variable that requires grad has been used in an in-place operatio
 #
 # **Cause:** after ``ctx.set_materialize_grads(False)``, an incoming gradient
 # was ``None`` (any output, in any pass) and ``backward`` did arithmetic with
-# it; ``gradcheck`` hits it through ``check_undefined_grad``. **Fix:** handle
-# ``None``. :ref:`lesson-extending-rules`
+# it; :func:`~torch.autograd.gradcheck` hits it through
+# ``check_undefined_grad``. **Fix:** handle ``None``.
+# :ref:`lesson-extending-rules`
 
 
 class CubeNoMaterialize(Cube):
@@ -428,8 +439,8 @@ assert message == "not enough values to unpack (expected 1, got 0)"
 # ``You must implement the jvp function for custom autograd.Function to use it with forward mode AD``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** forward mode, ``torch.func.jvp``, ``jacfwd`` or ``hessian`` met a
-# Function without a ``jvp`` staticmethod. **Fix:** add one.
+# **Cause:** forward mode, :func:`torch.func.jvp`, ``jacfwd`` or ``hessian``
+# met a Function without a ``jvp`` staticmethod. **Fix:** add one.
 # :ref:`lesson-torch-func`
 
 message = message_of(NotImplementedError, lambda: dual_cube(Cube))
@@ -439,10 +450,11 @@ assert "You must implement the jvp function" in message
 # ``it must override the setup_context staticmethod``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** a ``torch.func`` transform met a Function whose ``forward`` takes
-# ``ctx``, or a custom operator. **Fix:** for a Function, split ``forward`` and
-# ``setup_context`` (:ref:`lesson-extending-rules`); a custom operator cannot
-# take part, so write that part as a Function (:ref:`lesson-custom-ops`).
+# **Cause:** a :mod:`torch.func` transform met a Function whose ``forward``
+# takes ``ctx``, or a custom operator. **Fix:** for a Function, split
+# ``forward`` and ``setup_context`` (:ref:`lesson-extending-rules`); a custom
+# operator cannot take part, so write that part as a Function
+# (:ref:`lesson-custom-ops`).
 
 message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: Cube.apply(t).sum())(x))
 assert "it must override the setup_context staticmethod" in message
@@ -526,10 +538,12 @@ assert (
 # ~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** ``torch.autograd.grad(..., allow_unused=True)`` found no path to
-# that input. **Fix:** for a tensor passed inside a list or dictionary, pass
-# it as an argument; for an output marked ``mark_non_differentiable``, that is
+# that input. **Fix:** for a tensor passed inside a list or dictionary, pass it
+# as an argument; for an output marked
+# :meth:`~torch.autograd.function.FunctionCtx.mark_non_differentiable`, that is
 # the mark working (:ref:`lesson-extending-rules`); behind
-# ``@once_differentiable``, see its first entry above.
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
+# see its first entry above.
 
 (grad,) = torch.autograd.grad(torch.tanh(CubeOnce.apply(x)).sum(), x, create_graph=True)
 print("second derivative:", torch.autograd.grad(grad.sum(), x, allow_unused=True)[0])
@@ -542,8 +556,8 @@ assert torch.autograd.grad(grad.sum(), x, allow_unused=True)[0] is None
 # **Cause:** an untracked piece is added to tracked ones, so autograd
 # differentiates only the tracked part. **Fix:** pattern 4
 # (:ref:`lesson-untracked-backward`). The same symptom comes from a custom
-# Function under ``torch.compile`` with ``backend="eager"``, or under
-# ``torch.func.grad`` inside a compiled function; there the fix is to keep
+# Function under :func:`torch.compile` with ``backend="eager"``, or under
+# :func:`torch.func.grad` inside a compiled function; there the fix is to keep
 # that path in eager mode (:ref:`lesson-torch-compile`).
 
 
@@ -560,10 +574,10 @@ assert torch.allclose(cube_plus_square(Cube), 6 * x + 2)
 # A tangent of zeros from a custom operator
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** forward mode (``torch.func.jvp``, ``jacfwd``) through a
-# ``torch.library.custom_op``, which has no forward-mode rule on this build's
-# PyTorch: the tangent comes out as zeros instead of an error. **Fix:** write
-# that part as a Function with a ``jvp``. :ref:`lesson-custom-ops`
+# **Cause:** forward mode (:func:`torch.func.jvp`, ``jacfwd``) through a
+# :func:`torch.library.custom_op`, which has no forward-mode rule on this
+# build's PyTorch: the tangent comes out as zeros instead of an error. **Fix:**
+# write that part as a Function with a ``jvp``. :ref:`lesson-custom-ops`
 
 _, tangent = torch.func.jvp(cube, (x.detach(),), (torch.ones(3, dtype=torch.float64),))
 print("tangent:", tangent, "expected:", 3 * x.detach() ** 2)

@@ -152,7 +152,7 @@ def test_lang_attribute(site, lang, attr):
 
 def test_chinese_cards_are_translated(site):
     index = (site.html / "zh_CN" / "lessons" / "index.html").read_text(encoding="utf-8")
-    tooltips = re.findall(r'class="sphx-glr-thumbcontainer" tooltip="([^"]*)"', index)
+    tooltips = re.findall(r'class="sphx-glr-thumbcontainer" data-tooltip="([^"]*)"', index)
     titles = re.findall(r'<div class="sphx-glr-thumbnail-title">([^<]*)</div>', index)
     assert len(tooltips) == len(titles) == len(LESSONS)
     for text in tooltips + titles:
@@ -336,3 +336,69 @@ def test_chinese_downloads_carry_chinese_prose_and_the_same_code(site, lesson):
     assert code["en"] == code["zh_CN"]
     prose = ["".join(c["source"]) for c in cells["zh_CN"] if c["cell_type"] == "markdown"]
     assert prose and all(CJK.search(text) for text in prose[1:])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_lesson_names_the_pytorch_that_executed_it_and_when(site, lang):
+    """From the build itself: the running torch, and SOURCE_DATE_EPOCH."""
+    import time
+    from importlib.metadata import version
+
+    from conftest import build_env
+
+    day = time.strftime("%Y-%m-%d", time.gmtime(int(build_env()["SOURCE_DATE_EPOCH"])))
+    for lesson in LESSONS:
+        page = (site.html / lang / "lessons" / f"{lesson.stem}.html").read_text(encoding="utf-8")
+        lines = re.findall(r'<p class="lesson-run">([^<]*)</p>', page)
+        assert len(lines) == 1, lesson.stem
+        assert f"PyTorch {version('torch')} " in lines[0] and day in lines[0], lines[0]
+        assert bool(CJK.search(lines[0])) == (lang != "en"), lines[0]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_lessons_link_pytorchs_api_in_their_code_and_prose(site, lang):
+    """Offline, from the local inventory: the code of every lesson, and the
+    prose wherever the source names the API with a role."""
+    from importlib.metadata import version
+
+    docs = "https://docs.pytorch.org/docs/{}.{}/".format(*version("torch").split(".")[:2])
+    for lesson in LESSONS:
+        page = (site.html / lang / "lessons" / f"{lesson.stem}.html").read_text(encoding="utf-8")
+        code = "".join(re.findall(r"<pre.*?</pre>", page, flags=re.S))
+        links = page.count(f'href="{docs}')
+        in_code = code.count(f'href="{docs}')
+        assert in_code, f"{lesson.stem}: no link in the code"
+        if re.search(r":(?:func|class|meth|exc|mod):`", lesson.read_text(encoding="utf-8")):
+            assert links > in_code, f"{lesson.stem}: no link in the prose"
+    for page in ("index", "summary"):
+        text = (site.html / lang / f"{page}.html").read_text(encoding="utf-8")
+        assert f'href="{docs}generated/torch.autograd.gradcheck.gradgradcheck.html' in text, page
+
+
+def test_the_nu_html_checker_finds_no_error(site):
+    """Every page of both languages, and the landing page, is valid HTML for
+    the Nu HTML Checker (vnu.jar from the npm registry; `make test` installs it)."""
+    import json
+    import shutil
+
+    from conftest import ROOT
+
+    jar = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
+    if not jar.exists() or not shutil.which("java"):
+        pytest.fail("the Nu HTML Checker is missing: run `make test`, which installs it")
+    pages = [str(site.html / "index.html")] + [
+        str(p) for lang in LANGUAGES for p in site.pages(lang)
+    ]
+    result = subprocess.run(
+        ["java", "-jar", str(jar), "--errors-only", "--format", "json", *pages],
+        capture_output=True,
+        text=True,
+    )
+    messages = json.loads(result.stderr or "{}").get("messages", [])
+    errors = [
+        f"{m.get('url', '').rsplit('/html/', 1)[-1]}:{m.get('lastLine')}: {m.get('message')}"
+        for m in messages
+        if m.get("type") == "error"
+    ]
+    assert not errors, "\n".join(errors[:20])
+    assert result.returncode == 0, result.stderr[-2000:]

@@ -211,6 +211,34 @@ def test_record_complete_lists_only_current_lessons(tmp_path):
     assert done["header"] == gallery._md5(tmp_path / gallery.HEADER)
 
 
+def test_each_lesson_keeps_the_run_that_executed_it(tmp_path):
+    (tmp_path / gallery.HEADER).write_text("Lessons\n")
+    for name in ("01_a.py", "02_b.py"):
+        (tmp_path / name).write_text(f"print({name!r})\n")
+        (tmp_path / f"{name}.md5").write_text(gallery._md5(tmp_path / name))
+    gallery.record_complete(tmp_path, tmp_path, ["01_a.py", "02_b.py"], {"torch": "1", "epoch": 1})
+    gallery.record_complete(tmp_path, tmp_path, ["02_b.py"], {"torch": "2", "epoch": 2})
+    assert gallery.lesson_runs(tmp_path) == {
+        "01_a.py": {"torch": "1", "epoch": 1},
+        "02_b.py": {"torch": "2", "epoch": 2},
+    }
+
+
+def test_another_pytorch_runs_every_lesson_again(tmp_path):
+    src, out = tmp_path / "gallery", tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    (src / gallery.HEADER).write_text("Lessons\n")
+    (src / "01_a.py").write_text("a\n")
+    (out / "01_a.py").write_text("a\n")
+    (out / "01_a.py.md5").write_text(gallery._md5(src / "01_a.py"))
+    (out / "index.rst").write_text("index\n")
+    gallery.record_complete(out, src, ["01_a.py"], {"torch": "0.0.1", "epoch": 0})
+    assert not gallery.up_to_date(src, out)
+    gallery.forget_incomplete(out, gallery.installed_torch())
+    assert gallery.stale_lessons(src, out) == ["01_a.py"]
+
+
 def test_our_checksum_is_sphinx_gallerys(tmp_path):
     from sphinx_gallery.utils import get_md5sum
 
@@ -228,7 +256,8 @@ def test_up_to_date_needs_every_lesson_and_the_header_unchanged(tmp_path):
     (out / "01_a.py").write_text("a\n")
     (out / "01_a.py.md5").write_text(gallery._md5(src / "01_a.py"))
     (out / "index.rst").write_text("index\n")
-    gallery.record_complete(out, src)
+    run = {"torch": gallery.installed_torch(), "epoch": 0}
+    gallery.record_complete(out, src, ["01_a.py"], run)
     assert gallery.up_to_date(src, out)
     (src / gallery.HEADER).write_text("Lessons, renamed\n")
     assert not gallery.up_to_date(src, out)
@@ -481,11 +510,11 @@ def test_theme_labels_match_through_html_entities():
 def test_theme_template_lists_title_copyright_and_labels():
     from types import SimpleNamespace
 
-    from ext.theme_labels import THEME_STRINGS, pot_text
+    from ext.theme_labels import SITE_STRINGS, THEME_STRINGS, pot_text
 
     config = SimpleNamespace(project="P", html_title="My site", copyright="2026, me")
     pot = polib.pofile(pot_text(config))
-    assert [e.msgid for e in pot] == ["My site", "2026, me", *THEME_STRINGS]
+    assert [e.msgid for e in pot] == ["My site", "2026, me", *THEME_STRINGS, *SITE_STRINGS]
 
 
 def test_one_parse_per_catalog_still_blames_the_right_message():
@@ -657,3 +686,143 @@ def test_formulas_become_mathml():
 
     assert "<math" in latex2mathml.tex2mathml(r"\frac{\partial y}{\partial x}")
     assert callable(mathml.visit_math) and callable(mathml.visit_displaymath)
+
+
+# -- downloads that run as downloaded ---------------------------------------------
+LESSON = '''r"""
+.. _lesson-a:
+
+Title
+=====
+
+Intro.
+"""
+
+# %%
+# Text with :func:`~torch.autograd.gradcheck`, see :ref:`lesson-b`.
+
+import numpy as np
+from torchviz import make_dot
+
+# sphinx_gallery_thumbnail_path = '_static/thumbs/a.svg'
+x = 1
+
+# sphinx_gallery_start_ignore
+import runpy
+runpy.run_path("solutions/prove.py")
+# sphinx_gallery_end_ignore
+'''
+
+
+def test_a_download_drops_what_only_the_build_needs():
+    from ext.downloads import reader_script
+
+    script = reader_script(LESSON)
+    assert "sphinx_gallery" not in script and "solutions" not in script and "runpy" not in script
+    assert script.endswith("x = 1\n")
+
+
+def test_a_download_names_what_a_reader_with_pytorch_lacks():
+    from ext.downloads import draws_graphs, requirements
+
+    pins = {"torchviz": "torchviz==0.0.3", "numpy": "numpy==2.4.6"}
+    assert requirements(LESSON, pins) == ["torchviz==0.0.3", "setuptools", "numpy"]
+    assert requirements("import torch\nimport warnings\n", pins) == []
+    assert draws_graphs(LESSON) and not draws_graphs("import numpy\n")
+
+
+def test_the_note_follows_the_docstring_in_the_readers_language():
+    from ext.downloads import insert_note, setup_note
+
+    note = setup_note(["torchviz==0.0.3"], True, lambda msgid: msgid)
+    assert "``pip install torchviz==0.0.3``" in note and "``dot``" in note
+    script = insert_note(LESSON, note)
+    after = script.split('"""\n', 2)[2]
+    assert after.startswith("\n# %%\n# Besides PyTorch")
+    assert all(len(line) <= 79 for line in after.splitlines()[:6])
+    assert "``sudo apt-get install graphviz``" in " ".join(after.splitlines()[:6])
+    chinese = {"x": "本课需要 %s。", "y": "还需要 ``dot``。"}
+    zh = setup_note(["numpy"], True, lambda m: chinese["x" if "%s" in m else "y"])
+    assert zh == "本课需要 ``pip install numpy``。还需要 ``dot``。"
+    assert setup_note([], True, str) == ""
+
+
+def test_a_notebook_turns_roles_into_links():
+    from ext.downloads import Linker
+
+    link = Linker(
+        api={"torch.autograd.gradcheck": "https://docs/gradcheck.html"},
+        labels={"lesson-b": ("lessons/02_b", "lesson-b", "Pattern B")},
+        titles={"summary": "Summary"},
+    )
+    text = "Use :func:`~torch.autograd.gradcheck`, :ref:`lesson-b`, :doc:`/summary`."
+    assert (
+        link(text)
+        == "Use [`gradcheck`](https://docs/gradcheck.html), [Pattern B](02_b.ipynb), Summary."
+    )
+    link.baseurl = "https://example.org/en/"
+    assert "[Summary](https://example.org/en/summary.html)" in link(text)
+    assert "[Pattern B](https://example.org/en/lessons/02_b.html#lesson-b)" in link(text)
+    assert (
+        link(":ref:`the rules <lesson-b>`")
+        == "[the rules](https://example.org/en/lessons/02_b.html#lesson-b)"
+    )
+
+
+# -- provenance --------------------------------------------------------------------
+def test_the_run_line_goes_under_a_lessons_title(tmp_path):
+    from ext import provenance
+
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / gallery.COMPLETE).write_text(
+        json.dumps({"runs": {"01_a.py": {"torch": "2.13.0+cpu", "epoch": 1795436971}}})
+    )
+    deps = []
+    app = SimpleNamespace(srcdir=str(tmp_path), env=SimpleNamespace(note_dependency=deps.append))
+    page = ".. _sphx_glr_lessons_01_a.py:\n\n\n.. _lesson-a:\n\nTitle\n=====\n\nIntro.\n"
+    source = [page]
+    provenance.add_run_line(app, "lessons/01_a", source)
+    assert "=====\n\n.. lesson-run:: 2.13.0+cpu 2026-11-23\n\n\nIntro." in source[0]
+    assert deps == [str(lessons / gallery.COMPLETE)]
+    source = [page]
+    provenance.add_run_line(app, "lessons/02_b", source)  # never executed: no line
+    assert source == [page]
+    assert provenance.run_date(0) == "1970-01-01"
+
+
+# -- API links ---------------------------------------------------------------------
+def test_the_inventory_is_written_from_the_list():
+    """`make inventory` was run after the last change to pytorch.txt."""
+    import sphobjinv
+
+    folder = gallery.ROOT / "docs" / "_inventories"
+    listed = sphobjinv.Inventory(plaintext=(folder / "pytorch.txt").read_bytes())
+    written = sphobjinv.Inventory(folder / "pytorch.inv")
+    assert [o.as_str for o in written.objects] == [o.as_str for o in listed.objects]
+    names = [o.name for o in listed.objects]
+    assert len(names) == len(set(names))
+    for obj in listed.objects:
+        assert obj.domain == "py" and not obj.uri.startswith(("http", "/")), obj.as_str
+        assert re.fullmatch(r"(generated/[\w.]+\.html#\$?[\w.]*|[a-z]+\.html(#\$)?)", obj.uri), (
+            obj.uri
+        )
+    for name in [
+        "torch.autograd.Function",
+        "torch.autograd.gradcheck",
+        "torch.autograd.gradgradcheck",
+        "torch.autograd.function.FunctionCtx.save_for_backward",
+        "torch.autograd.function.once_differentiable",
+        "torch.func.grad",
+        "torch.library.custom_op",
+    ]:
+        assert name in names, name
+
+
+def test_sphinx_gallery_still_has_the_code_link_transform():
+    """ext/api_links.py registers sphinx-gallery's own code-link transform:
+    when this fails, sphinx-gallery moved it (see ext/api_links.py)."""
+    from sphinx_gallery import _doctree_links
+
+    assert callable(_doctree_links.setup_doctree_links)
+    assert _doctree_links.CodeLinksTransform.formats == ("html",)

@@ -1,0 +1,83 @@
+"""Each lesson page says which PyTorch executed it, and when.
+
+``python -m ext.gallery`` records, for each lesson it executes, the version
+of the PyTorch it imported and ``SOURCE_DATE_EPOCH`` (the build's "now": the
+time of the last commit), in docs/lessons/.complete.json. When Sphinx reads a
+lesson's page, this extension puts a ``lesson-run`` line under its title:
+
+    Executed with PyTorch 2.13.0+cpu on 2026-11-23.
+
+The sentence is a site label (ext/theme_labels.py, ``theme.po``) with two
+``%s`` for the version and the date, so a new PyTorch release changes no
+translation. A lesson that has no recorded run (``make html-noplot``) shows no
+line. Every lesson page depends on the record, so a lesson executed again by
+another PyTorch is re-read even when its output did not change.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+# The title of a generated lesson page: the first reST title under its label.
+_TITLE = re.compile(r"^\.\. _lesson-[\w-]+:\n\n.+\n=+\n", re.M)
+
+
+def run_date(epoch: int) -> str:
+    """The day of *epoch*, in UTC, as ISO 8601 (the same in every language)."""
+    return time.strftime("%Y-%m-%d", time.gmtime(epoch))
+
+
+def add_run_line(app, docname: str, source: list[str]) -> None:
+    """Put the ``lesson-run`` directive under the title of a lesson's page."""
+    from ext.gallery import COMPLETE, lesson_runs
+
+    m = re.fullmatch(r"lessons/(\d\d_[^/]+)", docname)
+    if not m:
+        return
+    lessons = Path(app.srcdir) / "lessons"
+    app.env.note_dependency(str(lessons / COMPLETE))
+    run = lesson_runs(lessons).get(f"{m[1]}.py")
+    title = _TITLE.search(source[0])
+    if run is None or title is None:
+        return
+    line = f"\n.. lesson-run:: {run['torch']} {run_date(int(run['epoch']))}\n\n"
+    source[0] = source[0][: title.end()] + line + source[0][title.end() :]
+
+
+class lesson_run(nodes.General, nodes.Element):
+    """The line that names the PyTorch that executed a lesson, and the day."""
+
+
+class LessonRun(SphinxDirective):
+    required_arguments = 2  # PyTorch's version, the date
+
+    def run(self):
+        return [lesson_run("", torch=self.arguments[0], date=self.arguments[1])]
+
+
+def visit_lesson_run(self, node: lesson_run) -> None:
+    from ext.theme_labels import EXECUTED, label
+
+    text = label(self.builder.config, EXECUTED) % (node["torch"], node["date"])
+    self.body.append(f'<p class="lesson-run">{self.encode(text)}</p>\n')
+    raise nodes.SkipNode
+
+
+def skip(self, node) -> None:
+    raise nodes.SkipNode
+
+
+def setup(app):
+    app.connect("source-read", add_run_line)
+    app.add_node(
+        lesson_run,
+        html=(visit_lesson_run, None),
+        **{b: (skip, None) for b in ("latex", "text", "man", "texinfo")},
+    )
+    app.add_directive("lesson-run", LessonRun)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
