@@ -66,9 +66,14 @@ def spans(code: str) -> list[Span]:
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return []
     starts = _offsets(code)
+    lines = code.splitlines(keepends=True)
 
     def offset(row: int, col: int) -> int:
         return starts[row - 1] + col
+
+    def node_offset(row: int, col: int) -> int:
+        # ast counts columns in UTF-8 bytes, tokenize in characters.
+        return starts[row - 1] + len(lines[row - 1].encode()[:col].decode())
 
     found = []
     for tok in tokens:
@@ -91,14 +96,13 @@ def spans(code: str) -> list[Span]:
             and first.lineno == first.end_lineno  # one line: replaced in place
         ):
             continue
-        literal = code[
-            offset(first.lineno, first.col_offset) : offset(first.end_lineno, first.end_col_offset)
-        ]
+        begin = node_offset(first.lineno, first.col_offset)
+        literal = code[begin : node_offset(first.end_lineno, first.end_col_offset)]
         quote = '"""' if literal.endswith('"""') else literal[-1]
         inner_start = literal.index(quote) + len(quote)
         text = literal[inner_start : len(literal) - len(quote)]
         if text.strip():
-            begin = offset(first.lineno, first.col_offset) + inner_start
+            begin += inner_start
             found.append(Span(begin, begin + len(text), text, quote[0]))
     return sorted(found, key=lambda span: span.start)
 

@@ -12,8 +12,9 @@ from the source, in the build's language, and replace the copies:
   ``# sphinx_gallery_start_ignore`` and ``# sphinx_gallery_end_ignore``) and
   its configuration comments, with its own documented functions;
 * in a translated build, the prose (the docstring and the ``# %%`` text
-  cells) is translated from the page's catalog; code cells, and comments
-  inside code, stay exactly as they are;
+  cells) is translated from the page's catalog, and so are the comments and
+  one-line docstrings in the code, exactly as on the page
+  (ext/code_comments.py); the code itself stays byte for byte;
 * a note after the introduction names what the lesson needs besides PyTorch
   (never torch itself: the reader has the build they want), from the modules
   it imports, and for a lesson that draws graphs, Graphviz's ``dot``;
@@ -41,6 +42,8 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ext import code_comments
 
 HEADING = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
 BULLET = re.compile(r"^(\s*)([*+-]|\d+\.|#\.)\s+")
@@ -342,6 +345,9 @@ def reader_files(script: Path, reader: Reader, tmp: Path) -> dict[str, bytes]:
     note = setup_note(needed, draws_graphs(source), reader.label)
     if reader.translate is not None:
         source = translate_script(source, reader.translate)
+        # The comments and docstrings in the code, as on the page: the prose
+        # is Chinese by now, so only the code's English texts can match.
+        source = code_comments.translate(source, reader.translate)
     text = insert_note(source, note)
     copy = tmp / script.name
     copy.write_text(text, encoding="utf-8")
