@@ -144,6 +144,10 @@ gettext: gallery ## Extract the English messages into _build/gettext
 update-po: gettext ## Refresh locale/ from the sources, keeping every translation
 	@$(BIN)/python -m ext.translators update-po $(TRANSLATIONS)
 
+.PHONY: prune-po
+prune-po: languages ## Drop old translations (#~) from the fully translated catalogs
+	@$(BIN)/python -m ext.translators prune-po $(TRANSLATIONS)
+
 .PHONY: stat
 stat: languages ## Show translation progress per catalog
 	@$(BIN)/python -m ext.translators stat $(TRANSLATIONS)

@@ -3,7 +3,9 @@
 ``python -m ext.translators update-po zh_CN`` merges the English messages
 that ``make gettext`` extracted (``_build/gettext/**.pot``) into each
 language's catalogs, keeping every translation; ``python -m ext.translators
-stat zh_CN`` shows how far each catalog is translated. See
+stat zh_CN`` shows how far each catalog is translated, and ``python -m
+ext.translators prune-po zh_CN`` drops the obsolete entries of the catalogs
+that no longer need them. See
 docs/translating.md for the translators' loop.
 """
 
@@ -112,6 +114,41 @@ def update_po(pot_dir: Path, langs: list[str], locale_dir: Path = LOCALE) -> dic
     return counts
 
 
+def prune_po(langs: list[str], locale_dir: Path = LOCALE) -> dict[str, int]:
+    """Drop the obsolete entries (``#~``) of each catalog of *langs* that is
+    fully translated.
+
+    An obsolete entry is an old translation kept for the translator; while
+    its catalog still has fuzzy or untranslated messages, it may be the very
+    text they need, so such a catalog is left as it is and named. Nothing is
+    lost: git has every earlier version of the file.
+    """
+    counts = {"dropped": 0, "pruned": 0, "kept": 0}
+    for lang in langs:
+        check_language(lang, locale_dir)
+        for path in catalogs(lang, locale_dir).values():
+            catalog = load(path)
+            obsolete = len(catalog.obsolete_entries())
+            if not obsolete:
+                continue
+            pending = len(catalog.fuzzy_entries()) + len(catalog.untranslated_entries())
+            if pending:
+                counts["kept"] += 1
+                print(
+                    f"kept {rel(path)}: {pending} message(s) still to translate; "
+                    f"its {obsolete} obsolete entries may help"
+                )
+                continue
+            subprocess.run(["msgattrib", "--no-obsolete", "-o", str(path), str(path)], check=True)
+            result = powrap([path])
+            if result.returncode:
+                raise CatalogError(f"powrap failed on {rel(path)}: {result.stderr}")
+            counts["dropped"] += obsolete
+            counts["pruned"] += 1
+            print(f"pruned {rel(path)}: {obsolete} obsolete entries")
+    return counts
+
+
 def stat(langs: list[str], locale_dir: Path = LOCALE) -> list[dict]:
     rows = []
     for lang in langs:
@@ -120,6 +157,7 @@ def stat(langs: list[str], locale_dir: Path = LOCALE) -> list[dict]:
             translated = len(catalog.translated_entries())
             fuzzy = len(catalog.fuzzy_entries())
             untranslated = len(catalog.untranslated_entries())
+            obsolete = len(catalog.obsolete_entries())
             total = translated + fuzzy + untranslated
             rows.append(
                 {
@@ -128,6 +166,7 @@ def stat(langs: list[str], locale_dir: Path = LOCALE) -> list[dict]:
                     "translated": translated,
                     "fuzzy": fuzzy,
                     "untranslated": untranslated,
+                    "obsolete": obsolete,
                     "percent": 100.0 * translated / total if total else 100.0,
                 }
             )
@@ -136,19 +175,24 @@ def stat(langs: list[str], locale_dir: Path = LOCALE) -> list[dict]:
 
 def print_stat(rows: list[dict]) -> None:
     width = max([len(r["catalog"]) for r in rows] + [7])
-    print(f"{'lang':6} {'catalog':{width}}  {'done':>6}  {'transl.':>7} {'fuzzy':>5} {'untr.':>5}")
+    print(f"{'lang':6} {'catalog':{width}}  {'done':>6}  {'transl.':>7} {'fuzzy':>5} {'untr.':>5} {'obs.':>5}")
     for r in rows:
         print(
             f"{r['language']:6} {r['catalog']:{width}}  {r['percent']:5.1f}%"
             f"  {r['translated']:7} {r['fuzzy']:5} {r['untranslated']:5}"
+            f" {r['obsolete']:5}"
         )
     for lang in sorted({r["language"] for r in rows}):
         mine = [r for r in rows if r["language"] == lang]
         done = sum(r["translated"] for r in mine)
         total = sum(r["translated"] + r["fuzzy"] + r["untranslated"] for r in mine)
         fuzzy = sum(r["fuzzy"] for r in mine)
+        obsolete = sum(r["obsolete"] for r in mine)
         pct = 100.0 * done / total if total else 100.0
-        print(f"{lang}: {pct:.1f} % translated, {fuzzy} fuzzy, {total - done - fuzzy} untranslated")
+        print(
+            f"{lang}: {pct:.1f} % translated, {fuzzy} fuzzy, {total - done - fuzzy} untranslated,"
+            f" {obsolete} obsolete"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,11 +205,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("langs", nargs="+")
     p = sub.add_parser("stat", help="translation progress per catalog")
     p.add_argument("langs", nargs="+")
+    p = sub.add_parser("prune-po", help="drop obsolete entries of fully translated catalogs")
+    p.add_argument("langs", nargs="+")
     args = parser.parse_args(argv)
     try:
         if args.cmd == "update-po":
             counts = update_po(args.pot, args.langs)
             print(", ".join(f"{v} {k}" for k, v in counts.items()))
+        elif args.cmd == "prune-po":
+            counts = prune_po(args.langs)
+            print(
+                f"{counts['dropped']} obsolete entries dropped from {counts['pruned']} catalog(s);"
+                f" {counts['kept']} catalog(s) kept theirs"
+            )
         else:
             print_stat(stat(args.langs))
     except (CatalogError, LanguageError) as exc:
