@@ -68,7 +68,7 @@ $(INSTALLED):
 
 .PHONY: system
 system:
-	@tools/require dot graphviz msgmerge gettext msgcat gettext msgfmt gettext
+	@tools/require dot graphviz msgmerge gettext msgcat gettext msgfmt gettext msgattrib gettext
 
 # The Nu HTML Checker that the tests run on every built page (npm, pinned in
 # package-lock.json; it runs on Java).

@@ -218,7 +218,14 @@ FORBIDDEN = {
     "自动分级": "autograd is 自动微分",
     "转发": "forward is 前向",
     "后向传播": "backward pass is 反向传播",
+    "课程": "a lesson is 课 (本课, 上一课, 下一课); 课程 is a whole course",
 }
+# Emphasis around Chinese text: *斜体* (reST and Markdown) or _斜体_
+# (Markdown). Chinese fonts have no italics; browsers slant the glyphs.
+_ITALIC_CJK = re.compile(
+    rf"(?<![*\w\\])\*(?![*\s])[^*]*{CJK}[^*]*(?<![*\s\\])\*(?!\*)"
+    rf"|(?<![\w\\])_(?![_\s])[^_]*{CJK}[^_]*(?<![_\s\\])_(?![\w])"
+)
 
 
 def term_rows(path: Path = GLOSSARY) -> list[list[str]]:
@@ -246,32 +253,71 @@ def _without_markup(text: str, syntax: str, placeholder: str) -> str:
 
 
 def zh_style_problems(msgid: str, msgstr: str, syntax: str, glossary: dict[str, str]) -> list[str]:
-    """What a Chinese msgstr does against the rules of the translators' guide."""
+    """What a Chinese msgstr does against the rules of the translators' guide.
+
+    *syntax* is "md", "rst", or "code" for a comment or docstring in a code
+    block (ext/code_comments.py): there, names such as ``forward`` and
+    expressions such as ``(x * exp(x), exp(x))`` are code, unmarked, so a
+    glossary term kept as it is and ASCII brackets are allowed.
+    """
+    code = syntax == "code"
+    syntax = "rst" if code else syntax
     problems = []
     for bad, right in FORBIDDEN.items():
         if bad in msgstr and bad not in msgid:  # a page may quote the mistake itself
             problems.append(f"uses {bad}: {right}")
     english = _without_markup(msgid, syntax, " ")
     for term in sorted(glossary, key=len, reverse=True):
-        # A term inside a dotted name (torch.autograd) is code, not prose.
-        found = re.compile(rf"(?<![\w.]){re.escape(term)}(?:s|es)?(?!\w|\.\w)", re.IGNORECASE)
+        # A term inside a dotted name (torch.autograd) is code, not prose; so
+        # is a capitalised term in lower case (Hessian, but torch.func's
+        # hessian, which a card's plain text shows without its markup).
+        case = 0 if term[:1].isupper() else re.IGNORECASE
+        found = re.compile(rf"(?<![\w.]){re.escape(term)}(?:s|es)?(?!\w|\.\w)", case)
         if found.search(english):
             english = found.sub(" ", english)
-            if glossary[term] not in msgstr:
+            kept = code and re.search(rf"(?<!\w){re.escape(term)}(?!\w)", msgstr)
+            if glossary[term] not in msgstr and not kept:
                 problems.append(f"'{term}' is translated as '{glossary[term]}' (see the glossary)")
     text = _without_markup(msgstr, syntax, "X")
     if not re.search(CJK, text):
         return problems
-    if re.search(rf"{CJK}\s*[,;:!?]|[,;:!?]\s*{CJK}|{CJK}\s*\(|\)\s*{CJK}|{CJK}\.(\s|$)", text):
+    brackets = "" if code else rf"|{CJK}\s*\(|\)\s*{CJK}"
+    if re.search(rf"{CJK}\s*[,;:!?]|[,;:!?]\s*{CJK}{brackets}|{CJK}\.(\s|$)", text):
         problems.append("use full-width punctuation (，。：；！？（）) in Chinese sentences")
     if re.search(rf"{CJK}[A-Za-z0-9]|[A-Za-z0-9]{CJK}", text):
         problems.append("put one space between Chinese and Latin text, numbers or code")
-    if re.search(r"[A-Za-z0-9] +[，。：；！？、）]|[，。：；！？、（] +[A-Za-z0-9]", text):
-        problems.append("no space between full-width punctuation and Latin text")
+    if re.search(r"[A-Za-z0-9] +[，。：；！？、（）]|[，。：；！？、（）] +[A-Za-z0-9]", text):
+        problems.append(
+            "no space between full-width punctuation and Latin text or code"
+            + (r" (in reST, ``x``\ （ after inline markup)" if syntax != "md" else "")
+        )
+    if _ITALIC_CJK.search(text if syntax == "md" else text.replace("_", " ")):
+        problems.append("no italics on Chinese (*斜体*): use bold (**粗体**)")
     return problems
 
 
 STYLE = {"zh_CN": zh_style_problems}
+
+
+def code_messages(domain: str, srcdir: Path) -> set[str]:
+    """The messages of a lesson's page that are comments or docstrings in its
+    code blocks and its exercise's solution (the same definition the pages
+    use, ext/code_comments.py)."""
+    from ext.code_comments import messages
+
+    script = srcdir.parent / "gallery" / f"{Path(domain).name}.py"
+    if not domain.startswith("lessons/") or not script.exists():
+        return set()
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+    from ext.exercises import solution_file
+
+    blocks = split_code_and_text_blocks(str(script))[1]
+    code = [block.content for block in blocks if block.type == "code"]
+    solution = solution_file(domain)  # shown on the page too (ext/exercises.py)
+    if solution is not None:
+        code.append(solution.read_text(encoding="utf-8"))
+    return {m for text in code for m in messages(text)}
 
 
 def style_problems(lang: str, srcdir: Path, locale_dir: Path = LOCALE) -> list[Problem]:
@@ -283,10 +329,12 @@ def style_problems(lang: str, srcdir: Path, locale_dir: Path = LOCALE) -> list[P
     problems = []
     for domain, path in catalogs(lang, locale_dir).items():
         syntax = source_syntax(domain, srcdir)
+        in_code = code_messages(domain, srcdir)
         # The page with the table of terms lists the English terms themselves.
         terms = {} if domain == GLOSSARY.stem else glossary
         for entry in load(path).translated_entries():
-            for message in rule(entry.msgid, entry.msgstr, syntax, terms):
+            kind = "code" if entry.msgid in in_code else syntax
+            for message in rule(entry.msgid, entry.msgstr, kind, terms):
                 problems.append(Problem(path, entry.linenum, message))
     return problems
 
@@ -298,6 +346,67 @@ def glossary_words(path: Path = GLOSSARY) -> list[str]:
         if len(cells) >= 3:
             words.update(re.findall(rf"{CJK}{{2,}}", cells[1] + " " + cells[2]))
     return sorted(words)
+
+
+# translate-toolkit's pofilter: the generic checks that fit reST and MyST
+# catalogs in Chinese. Each of the others reports what is right here:
+# brackets, puncspacing, endpunc, startpunc, doublequoting, singlequoting
+# (Chinese uses full-width punctuation and “”); escapes (reST's "\ " before
+# a full-width bracket); numbers (Chinese writes some numbers in words:
+# 模式四); urls (Markdown links that gettext wrapped); unchanged (code,
+# formulas and PyTorch's own messages are meant to stay); sentencecount and
+# short (Chinese sentences split and join differently); simpleplurals,
+# spellcheck, validchars, musttranslatewords, notranslatewords (our own
+# glossary check does these for Chinese); hassuggestion and isreview (no
+# such workflow here); untranslated and isfuzzy (counted above, with what to
+# do). docs/translating.md lists them for translators.
+POFILTER_CHECKS = (
+    "accelerators acronyms blank compendiumconflicts credits doublespacing doublewords "
+    "emails endwhitespace filepaths functions kdecomments long newlines nplurals options "
+    "printf purepunc pythonbraceformat simplecaps startcaps startwhitespace tabs variables "
+    "xmltags"
+).split()
+
+
+def pofilter_problems(lang: str, locale_dir: Path = LOCALE) -> list[Problem]:
+    """What translate-toolkit's pofilter finds in the catalogs of *lang*.
+
+    pofilter writes each failing message, with a ``(pofilter) check: what``
+    comment, into a copy of its catalog; each is reported at its line in the
+    real catalog.
+    """
+    import tempfile
+
+    import polib
+
+    source = locale_dir / lang / "LC_MESSAGES"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        cmd = [sys.executable, "-m", "translate.filters.pofilter", "--progress=none"]
+        cmd += [f"--language={lang}", *(f"--test={name}" for name in POFILTER_CHECKS)]
+        result = subprocess.run([*cmd, str(source), str(out)], capture_output=True, text=True)
+        if result.returncode:
+            raise CatalogError(f"pofilter failed: {result.stderr.strip()}")
+        problems = []
+        for found in sorted(out.rglob("*.po")):
+            path = source / found.relative_to(out)
+            lines = {(e.msgctxt, e.msgid): e.linenum for e in load(path)}
+            for entry in polib.pofile(str(found)):
+                for note in re.findall(r"\(pofilter\) (.+)", entry.tcomment or ""):
+                    line = lines.get((entry.msgctxt, entry.msgid), 0)
+                    problems.append(Problem(path, line, f"pofilter {note}"))
+    return problems
+
+
+def header_problems(path: Path) -> list[str]:
+    """A catalog's header must say who translated it last, and when."""
+    metadata = load(path).metadata
+    problems = []
+    if metadata.get("Last-Translator", "FULL NAME").startswith("FULL NAME"):
+        problems.append("fill in Last-Translator in the header (a name, or the team)")
+    if metadata.get("PO-Revision-Date", "YEAR").startswith("YEAR"):
+        problems.append("fill in PO-Revision-Date in the header (when you last edited it)")
+    return problems
 
 
 def unwrapped(paths: list[Path]) -> list[Path]:
@@ -337,6 +446,13 @@ def check(langs: list[str], srcdir: Path = ROOT / "docs", locale_dir: Path = LOC
                         f"{rel(path)}: {untranslated} untranslated and {fuzzy} fuzzy entries; "
                         "translate them and remove the fuzzy flags"
                     )
+                elif catalog.obsolete_entries():
+                    errors.append(
+                        f"{rel(path)}: {len(catalog.obsolete_entries())} obsolete entries (#~); "
+                        "when nothing is left to translate, `make prune-po` drops them"
+                    )
+                errors += [f"{rel(path)}:1: {message}" for message in header_problems(path)]
+            errors += [str(p) for p in pofilter_problems(lang, locale_dir)]
             for path in unwrapped(paths):
                 errors.append(f"{rel(path)}: not wrapped by powrap (run `make wrap` to fix)")
         except CatalogError as exc:

@@ -67,3 +67,20 @@ def test_a_changed_sentence_keeps_its_translation_as_a_fuzzy_suggestion(site, tm
     assert fuzzy.msgstr == changed.msgstr
     (obsolete,) = [e for e in after.obsolete_entries() if e.msgid == removed.msgid]
     assert obsolete.msgstr == removed.msgstr
+    # prune-po keeps the old translation while the catalog still has work to
+    # do, and drops it, and only it, once the suggestion is confirmed.
+    run = make(root, "prune-po")
+    assert run.returncode == 0, run.output
+    assert "kept locale/zh_CN/LC_MESSAGES/building.po: 1 message(s)" in run.output
+    assert polib.pofile(str(po_path)).obsolete_entries()
+    fuzzy.flags.remove("fuzzy")
+    fuzzy.previous_msgid = None
+    after.save(str(po_path))
+    run = make(root, "prune-po")
+    assert run.returncode == 0, run.output
+    assert "pruned locale/zh_CN/LC_MESSAGES/building.po: 1 obsolete entries" in run.output
+    pruned = polib.pofile(str(po_path))
+    assert not pruned.obsolete_entries()
+    assert {e.msgid: e.msgstr for e in pruned} == {
+        e.msgid: e.msgstr for e in after if not e.obsolete
+    }

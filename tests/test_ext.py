@@ -507,6 +507,21 @@ def test_theme_labels_match_through_html_entities():
     assert translate_text("Copyright &#169; 2026, us", table) == "版权所有 © 2026, us"
 
 
+def test_the_credit_line_is_spaced_as_chinese_is():
+    """Furo's footer, as its template writes it, translated label by label."""
+    from ext.theme_labels import translate_chrome
+
+    table = {"Made with": "构建工具：", "and": "和", "'s": "的"}
+    footer = "<div>\n  Made with <a>Sphinx</a> and <a>@pradyunsg</a>'s\n  \n  <a>Furo</a>\n</div>"
+    out = translate_chrome(footer, table)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", out)).strip()
+    assert text == "构建工具：Sphinx 和 @pradyunsg 的 Furo"
+    # A label that is neither: its spaces stay as the template wrote them.
+    assert translate_chrome("<span> Back to top </span>", {"Back to top": "回到顶部"}) == (
+        "<span> 回到顶部 </span>"
+    )
+
+
 def test_theme_template_lists_title_copyright_and_labels():
     from types import SimpleNamespace
 
@@ -871,8 +886,64 @@ def test_translated_code_changes_only_the_texts_it_translates():
 def test_a_translation_that_would_break_the_code_keeps_the_english():
     from ext.code_comments import translate
 
-    for bad in ['two\nlines', 'closes """ early', "ends in a backslash\\"]:
+    for bad in ["two\nlines", 'closes """ early', "ends in a backslash\\"]:
         out = translate(CODE, lambda text, bad=bad: bad if text.startswith("x**3") else text)
         assert '"""x**3, saving the input."""' in out, bad
     out = translate(CODE, lambda text: "two\nlines" if text == "the mistake" else text)
     assert "# the mistake" in out
+
+
+def test_chinese_style_catches_course_for_lesson_italics_and_spaced_brackets():
+    assert any("课程" in p for p in zh("In this lesson, x.", "在本课程中，x。"))
+    assert any("italics" in p for p in zh("A *critic* D.", "一个 *判别器* D。"))
+    assert any("italics" in p for p in zh("A *critic* D.", "一个 _判别器_ D。", "md"))
+    assert zh("A *critic* D.", "一个 **判别器** D。") == []
+    assert zh("A *critic* D.", "一个 **判别器** D。", "md") == []
+    assert any("\\ （" in p for p in zh("``x`` (blue)", "``x`` （蓝色）"))
+    assert zh("``x`` (blue)", "``x``\\ （蓝色）") == []
+    assert zh("`x` (blue)", "`x`（蓝色）", "md") == []
+
+
+def test_code_comments_may_keep_names_and_brackets():
+    """In a comment, ``forward`` and ``(x, exp(x))`` are code, unmarked."""
+    msgid = "returns (x, exp(x)); forward has two inputs"
+    msgstr = "返回 (x, exp(x))；forward 有两个输入"
+    glossary = {"forward": "前向"}
+    assert catalogs.zh_style_problems(msgid, msgstr, "code", glossary) == []
+    assert len(catalogs.zh_style_problems(msgid, msgstr, "rst", glossary)) == 2
+
+
+def test_pofilter_names_the_catalog_line_and_check(tmp_path):
+    """A placeholder lost and a trailing space, found by translate-toolkit."""
+    po = tmp_path / "zh_CN" / "LC_MESSAGES" / "theme.po"
+    po.parent.mkdir(parents=True)
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "Good"\nmsgstr "好"\n\n'
+        'msgid "Executed with PyTorch %s on %s."\nmsgstr "本页由 PyTorch %s 执行。 "\n',
+        encoding="utf-8",
+    )
+    problems = [str(p) for p in catalogs.pofilter_problems("zh_CN", tmp_path)]
+    assert len(problems) == 2, problems
+    assert all(p.startswith(f"{po}:8: pofilter ") for p in problems)
+    assert {p.split("pofilter ")[1].split(":")[0] for p in problems} == {"endwhitespace", "printf"}
+
+
+def test_a_catalog_header_names_its_translator_and_date(tmp_path):
+    po = tmp_path / "x.po"
+    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+    po.write_text(header + '"PO-Revision-Date: YEAR-MO-DA HO:MI+ZONE\\n"\n', encoding="utf-8")
+    assert len(catalogs.header_problems(po)) == 2
+    po.write_text(
+        header + '"PO-Revision-Date: 2026-11-23 14:00+0000\\n"\n"Last-Translator: Team\\n"\n',
+        encoding="utf-8",
+    )
+    assert catalogs.header_problems(po) == []
+
+
+def test_a_capitalised_term_in_lower_case_is_a_name_in_code():
+    glossary = {"Hessian": "黑塞矩阵"}
+    assert (
+        catalogs.zh_style_problems("jacrev and hessian", "jacrev 和 hessian", "rst", glossary) == []
+    )
+    assert catalogs.zh_style_problems("The Hessian.", "Hessian。", "rst", glossary)
