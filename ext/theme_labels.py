@@ -121,17 +121,42 @@ def _pattern(msgid: str) -> re.Pattern:
     return re.compile("^" + re.escape(msgid).replace("%s", "(.+)") + "$")
 
 
+# Full-width punctuation that ends a translated label: no space after it.
+_FULL_WIDTH_END = re.compile(r"[，。：；！？、）]$")
+_WIDE_START = re.compile(r"^[\u3400-\u9fff]")
+
+
+def _spaced(text: str, stripped: str, translation: str) -> str:
+    """*text* with its label replaced, spaced by the rules of the translation.
+
+    Furo's credit line joins labels and links inline ("Made with <a>Sphinx</a>
+    and <a>@pradyunsg</a>'s <a>Furo</a>"), and its template's own spaces would
+    sit in the Chinese: after a full-width colon ("构建工具： Sphinx"), and
+    none where a Chinese word follows a Latin name ("@pradyunsg的"). So a
+    translation that ends in full-width punctuation drops the space after it,
+    and the translation of a suffix glued to the name before it (the English
+    begins with an apostrophe) is set off from that name by a space when it
+    begins with a Chinese character.
+    """
+    new = text.replace(stripped, translation)
+    if _FULL_WIDTH_END.search(translation):
+        new = new.rstrip()
+    if stripped.startswith("'") and not text[:1].isspace() and _WIDE_START.match(translation):
+        new = " " + new
+    return new
+
+
 def translate_text(text: str, table: dict[str, str]) -> str:
     """The translation of one label (HTML-escaped text), or the label itself."""
     stripped = text.strip()
     label = html.unescape(stripped)
     if label in table:
-        return text.replace(stripped, html.escape(table[label], quote=False))
+        return _spaced(text, stripped, html.escape(table[label], quote=False))
     for msgid, msgstr in table.items():
         if "%s" in msgid:
             m = _pattern(msgid).match(label)
             if m:
-                return text.replace(stripped, html.escape(msgstr.replace("%s", m[1]), quote=False))
+                return _spaced(text, stripped, html.escape(msgstr.replace("%s", m[1]), quote=False))
     return text
 
 

@@ -12,7 +12,7 @@ import http.server
 import re
 import threading
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import quote, urlparse
 
 import pytest
 from conftest import LANGUAGES, LESSONS, ROOT
@@ -175,6 +175,43 @@ def test_search_box_finds_the_lessons(server, reader, lang, term):
     hrefs = results.evaluate_all("els => els.map(e => e.getAttribute('href'))")
     assert any("lessons/" in h for h in hrefs), hrefs
     assert not reader.errors and not reader.outside
+
+
+def error_messages(site) -> list[str]:
+    """The first line of every error the error index printed, as the build's
+    PyTorch wrote it (after the exception's name)."""
+    import html
+
+    page = (site.html / "en" / "lessons" / "15_error_index.html").read_text(encoding="utf-8")
+    outputs = re.findall(
+        r'class="sphx-glr-script-out[^"]*"><div class="highlight"><pre[^>]*>(.*?)</pre>', page, re.S
+    )
+    found = []
+    for output in outputs:
+        first = html.unescape(re.sub(r"<[^>]+>", "", output)).strip().split("\n")[0]
+        m = re.match(r"\w+(?:Error|Warning): (.+)", first)
+        if m:
+            found.append(m[1])
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_pasted_error_message_finds_its_entry(site, server, reader, lang):
+    """Issue 11: paste what PyTorch printed into the search box, find the index."""
+    messages = error_messages(site)
+    assert len(messages) >= 12, messages
+    missed = []
+    for message in messages:
+        page = reader.open(f"{server}/{lang}/search.html?q={quote(message)}")
+        page.locator("#search-results .search-summary, #search-results p").first.wait_for(
+            timeout=20000
+        )
+        hrefs = page.locator("#search-results ul.search li a").evaluate_all(
+            "els => els.map(e => e.getAttribute('href'))"
+        )
+        if not any("15_error_index" in h for h in hrefs):
+            missed.append(message)
+    assert not missed, missed
 
 
 # -- Every page ------------------------------------------------------------------
