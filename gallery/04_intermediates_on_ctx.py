@@ -58,9 +58,9 @@ assert torch.allclose(grad_x, torch.cosh(x)) and first_ok and not caught
 # -------------------
 #
 # :func:`~torch.autograd.gradgradcheck` raises
-# :exc:`~torch.autograd.gradcheck.GradcheckError`, a ``RuntimeError`` from
-# :func:`torch.autograd.gradcheck`. Output gradients of ones (``grad_outputs``)
-# keep the numbers easy to read.
+# :exc:`~torch.autograd.gradcheck.GradcheckError`, a subclass of
+# ``RuntimeError`` that the module ``torch.autograd.gradcheck`` defines. Output
+# gradients of ones (``grad_outputs``) keep the numbers easy to read.
 
 ones = torch.ones(3, dtype=torch.float64, requires_grad=True)
 try:

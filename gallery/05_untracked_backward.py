@@ -242,7 +242,8 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 #   second is an error or, mixed with tracked code, silently wrong.
 # * :func:`~torch.autograd.function.once_differentiable` makes ``.backward()``
 #   raise a clear error, but :func:`torch.autograd.grad` with explicit inputs
-#   passes it by, and a constant incoming gradient gets no error node. Rely on
+#   raises a generic one (or returns ``None`` with ``allow_unused=True``), and
+#   a constant incoming gradient gets no error node at all. Rely on
 #   :func:`~torch.autograd.gradgradcheck`.
 # * The cure is a second Function for the backward, with a hand-written
 #   backward of its own in PyTorch operations.

@@ -95,7 +95,7 @@ for function in (SmoothReLU, Tanh):
 # The Hessian :math:`H` of a loss is the matrix of its second derivatives.
 # For a model with :math:`n` parameters it has :math:`n^2` entries, far too
 # many to store. Many methods only need its product with a vector,
-# :math:`H v`: Newton-CG optimisers, estimates of the curvature of the loss
+# :math:`H v`: Newton-CG optimizers, estimates of the curvature of the loss
 # (for example its largest eigenvalue), and influence functions, which
 # estimate how one training example changed the model.
 #
@@ -237,7 +237,7 @@ critic = make_critic(SmoothReLULayer)
 print(critic)
 
 # %%
-# The data are two clouds of points: the real samples are centred at
+# The data are two clouds of points: the real samples are centered at
 # :math:`(2, 2)`, the fake ones at the origin. The penalty function builds the
 # mixed points, asks for the critic's gradient at them with
 # ``create_graph=True``, and returns the mean of
@@ -321,7 +321,7 @@ for grad, twin_grad in zip(penalty_grads, twin_grads, strict=True):
 #
 # A full critic step puts everything together: the Wasserstein term, the
 # penalty with weight :math:`\lambda = 10`, ``loss.backward()`` and an
-# optimiser step. The loss goes down, and the penalty stays finite.
+# optimizer step. The loss goes down, and the penalty stays finite.
 
 torch.manual_seed(4)
 optimizer = torch.optim.Adam(params, lr=1e-3, betas=(0.5, 0.9))

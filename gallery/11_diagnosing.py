@@ -94,7 +94,7 @@ print("path to x:", torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0])
 assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 
 # %%
-# You met two other messages in earlier lessons.
+# The same check can fail in two other ways.
 # "Numerical gradient for function expected to be zero"
 # (:ref:`lesson-untracked-backward`) means ``backward``'s result has no graph
 # at all: code outside PyTorch, a backward run wholly under
