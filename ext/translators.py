@@ -175,7 +175,9 @@ def stat(langs: list[str], locale_dir: Path = LOCALE) -> list[dict]:
 
 def print_stat(rows: list[dict]) -> None:
     width = max([len(r["catalog"]) for r in rows] + [7])
-    print(f"{'lang':6} {'catalog':{width}}  {'done':>6}  {'transl.':>7} {'fuzzy':>5} {'untr.':>5} {'obs.':>5}")
+    print(
+        f"{'lang':6} {'catalog':{width}}  {'done':>6}  {'transl.':>7} {'fuzzy':>5} {'untr.':>5} {'obs.':>5}"
+    )
     for r in rows:
         print(
             f"{r['language']:6} {r['catalog']:{width}}  {r['percent']:5.1f}%"

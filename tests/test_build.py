@@ -382,9 +382,7 @@ def test_chinese_downloads_carry_chinese_prose_and_the_same_code(site, lesson):
         lang: ["".join(c["source"]) for c in cells[lang] if c["cell_type"] == "code"]
         for lang in cells
     }
-    assert [without_messages(c) for c in code["en"]] == [
-        without_messages(c) for c in code["zh_CN"]
-    ]
+    assert [without_messages(c) for c in code["en"]] == [without_messages(c) for c in code["zh_CN"]]
     prose = ["".join(c["source"]) for c in cells["zh_CN"] if c["cell_type"] == "markdown"]
     assert prose and all(CJK.search(text) for text in prose[1:])
 
