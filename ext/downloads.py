@@ -15,6 +15,8 @@ from the source, in the build's language, and replace the copies:
   cells) is translated from the page's catalog, and so are the comments and
   one-line docstrings in the code, exactly as on the page
   (ext/code_comments.py); the code itself stays byte for byte;
+* the solution of the lesson's exercise, a download of its own, carries its
+  comments and docstrings in the page's language too;
 * a note after the introduction names what the lesson needs besides PyTorch
   (never torch itself: the reader has the build they want), from the modules
   it imports, and for a lesson that draws graphs, Graphviz's ``dot``;
@@ -364,6 +366,7 @@ def replace_downloads(app, exception) -> None:
     where Sphinx copied sphinx-gallery's."""
     import tempfile
 
+    from ext.exercises import solution_file
     from ext.languages import LOCALE, ROOT, SOURCE_LANGUAGE
     from ext.theme_labels import label
 
@@ -378,7 +381,16 @@ def replace_downloads(app, exception) -> None:
             reader = Reader(label=lambda msgid: label(app.config, msgid), link=link, pins=pins)
             if app.config.language != SOURCE_LANGUAGE:
                 reader.translate = catalog_lookup(catalogs / f"{script.stem}.po")
-            for name, data in reader_files(script, reader, Path(tmp)).items():
+            files = reader_files(script, reader, Path(tmp))
+            # The exercise's solution, offered on the same page: its comments
+            # and docstrings in the page's language too.
+            solution = solution_file(f"lessons/{script.stem}")
+            if solution is not None:
+                code = solution.read_text(encoding="utf-8")
+                if reader.translate is not None:
+                    code = code_comments.translate(code, reader.translate)
+                files[solution.name] = code.encode()
+            for name, data in files.items():
                 for target in downloads.glob(f"*/{name}"):
                     if target.read_bytes() != data:
                         target.write_bytes(data)

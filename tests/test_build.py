@@ -148,7 +148,12 @@ def test_the_code_on_chinese_pages_has_no_english_comment(site):
     english = []
     for page in site.pages("zh_CN"):
         text = page.read_text(encoding="utf-8")
-        for comment in re.findall(r'<span class="(?:c1|sd)">(.*?)</span>', text, flags=re.S):
+        python = re.findall(
+            r'<div class="highlight-(?:python|default)\b.*?<pre[^>]*>(.*?)</pre>',
+            text,
+            flags=re.S | re.I,
+        )
+        for comment in re.findall(r'<span class="(?:c1|sd)">(.*?)</span>', "".join(python)):
             if len(re.findall(r"\b[A-Za-z]{3,}\b", comment)) >= 2 and not CJK.search(comment):
                 english.append(f"{page.name}: {comment}")
     assert not english, "\n".join(english)
@@ -385,6 +390,26 @@ def test_chinese_downloads_carry_chinese_prose_and_the_same_code(site, lesson):
     assert [without_messages(c) for c in code["en"]] == [without_messages(c) for c in code["zh_CN"]]
     prose = ["".join(c["source"]) for c in cells["zh_CN"] if c["cell_type"] == "markdown"]
     assert prose and all(CJK.search(text) for text in prose[1:])
+
+
+def test_a_chinese_solution_download_has_chinese_comments_and_the_same_code(site):
+    from ext.exercises import solution_file
+
+    checked = 0
+    for lesson in LESSONS:
+        solution = solution_file(f"lessons/{lesson.stem}")
+        if solution is None:
+            continue
+        english = solution.read_text(encoding="utf-8")
+        page = (site.html / "zh_CN" / "lessons" / f"{lesson.stem}.html").read_text(encoding="utf-8")
+        (href,) = set(re.findall(rf'href="([^"]*/{solution.name})"', page))
+        chinese = (site.html / "zh_CN" / "lessons" / href).read_text(encoding="utf-8")
+        assert without_messages(chinese) == without_messages(english)
+        translated = translated_messages(lesson)
+        assert not [m for m in messages(chinese) if m in translated], solution.name
+        assert any(CJK.search(m) for m in messages(chinese)), solution.name
+        checked += 1
+    assert checked == 5
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
