@@ -151,8 +151,7 @@ def forget_incomplete(out_dir: Path, torch_version: str | None = None) -> None:
     writes that file before the page, thumbnail and notebook. A checksum not
     recorded in the completion list therefore belongs to an interrupted run.
     """
-    record = _read_complete(out_dir)
-    done, runs = record.get("lessons", {}), record.get("runs", {})
+    done, runs = _read_complete(out_dir).get("lessons", {}), lesson_runs(out_dir)
     for md5_file in out_dir.glob("*.py.md5"):
         ran_with = runs.get(md5_file.name.removesuffix(".md5"), {}).get("torch")
         if done.get(md5_file.name) != md5_file.read_text().strip() or (
@@ -175,7 +174,7 @@ def record_complete(
     the gallery header the index was made from, and for each lesson the run
     that executed it: *run* (PyTorch's version, ``SOURCE_DATE_EPOCH``) for
     the lessons named in *executed*, what was recorded before for the others."""
-    previous = _read_complete(out_dir).get("runs", {})
+    previous = lesson_runs(out_dir)
     done, runs = {}, {}
     for md5_file in sorted(out_dir.glob("*.py.md5")):
         source = md5_file.with_suffix("")
@@ -186,20 +185,47 @@ def record_complete(
                 runs[name] = run
             elif name in previous:
                 runs[name] = previous[name]
-    record = {"header": _md5(gallery_dir / HEADER), "lessons": done, "runs": runs}
+    record = {"header": _md5(gallery_dir / HEADER), "lessons": done}
     _write_if_changed(out_dir / COMPLETE, json.dumps(record, indent=1, sort_keys=True) + "\n")
+    # Each lesson's run in a file of its own, which only that lesson's page
+    # depends on (ext/provenance.py): executing one lesson leaves the others'
+    # files, and so their pages, untouched.
+    for name, lesson_run in runs.items():
+        _write_if_changed(run_file(out_dir, name), json.dumps(lesson_run, sort_keys=True) + "\n")
+    for path in out_dir.glob(f"*{RUN_SUFFIX}"):
+        if path.name.removesuffix(RUN_SUFFIX) not in runs:
+            path.unlink()
+
+
+RUN_SUFFIX = ".run.json"
+
+
+def run_file(out_dir: Path, script: str) -> Path:
+    """Where the run that executed lesson *script* (``01_x.py``) is recorded."""
+    return out_dir / f"{script}{RUN_SUFFIX}"
+
+
+def lesson_run(out_dir: Path, script: str) -> dict | None:
+    """The run that executed lesson *script*: ``{"torch": version, "epoch":
+    SOURCE_DATE_EPOCH}``, or None when none is recorded."""
+    try:
+        return json.loads(run_file(out_dir, script).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def lesson_runs(out_dir: Path) -> dict[str, dict]:
-    """For each lesson script name, the run that executed it: ``{"torch":
-    version, "epoch": SOURCE_DATE_EPOCH}``."""
-    return _read_complete(out_dir).get("runs", {})
+    """For each lesson script name, the run that executed it."""
+    names = (path.name.removesuffix(RUN_SUFFIX) for path in out_dir.glob(f"*{RUN_SUFFIX}"))
+    runs = {name: lesson_run(out_dir, name) for name in sorted(names)}
+    return {name: run for name, run in runs.items() if run is not None}
 
 
 def up_to_date(gallery_dir: Path, out_dir: Path) -> bool:
     """True when a run would change nothing: every lesson and the header are
     as they were at the last completed run (so Sphinx need not even start)."""
     done = _read_complete(out_dir)
+    runs = lesson_runs(out_dir)
     lessons = lessons_in(gallery_dir)
     torch_version = installed_torch()
     return (
@@ -208,7 +234,7 @@ def up_to_date(gallery_dir: Path, out_dir: Path) -> bool:
         and set(done.get("lessons", {})) == {f"{p.name}.md5" for p in lessons}
         and not stale_lessons(gallery_dir, out_dir)
         and all(done["lessons"][f"{p.name}.md5"] == _md5(p) for p in lessons)
-        and all(done.get("runs", {}).get(p.name, {}).get("torch") == torch_version for p in lessons)
+        and all(runs.get(p.name, {}).get("torch") == torch_version for p in lessons)
     )
 
 

@@ -2,7 +2,7 @@
 
 ``python -m ext.gallery`` records, for each lesson it executes, the version
 of the PyTorch it imported and ``SOURCE_DATE_EPOCH`` (the build's "now": the
-time of the last commit), in docs/lessons/.complete.json. When Sphinx reads a
+time of the last commit), in docs/lessons/<lesson>.py.run.json. When Sphinx reads a
 lesson's page, this extension puts a ``lesson-run`` line under its title:
 
     Executed with PyTorch 2.13.0+cpu on 2026-11-23.
@@ -10,8 +10,9 @@ lesson's page, this extension puts a ``lesson-run`` line under its title:
 The sentence is a site label (ext/theme_labels.py, ``theme.po``) with two
 ``%s`` for the version and the date, so a new PyTorch release changes no
 translation. A lesson that has no recorded run (``make html-noplot``) shows no
-line. Every lesson page depends on the record, so a lesson executed again by
-another PyTorch is re-read even when its output did not change.
+line. Every lesson page depends on its own record, so a lesson executed again
+by another PyTorch is re-read even when its output did not change, and a
+lesson executed again leaves the other lessons' pages alone.
 """
 
 from __future__ import annotations
@@ -34,14 +35,14 @@ def run_date(epoch: int) -> str:
 
 def add_run_line(app, docname: str, source: list[str]) -> None:
     """Put the ``lesson-run`` directive under the title of a lesson's page."""
-    from ext.gallery import COMPLETE, lesson_runs
+    from ext.gallery import lesson_run, run_file
 
     m = re.fullmatch(r"lessons/(\d\d_[^/]+)", docname)
     if not m:
         return
     lessons = Path(app.srcdir) / "lessons"
-    app.env.note_dependency(str(lessons / COMPLETE))
-    run = lesson_runs(lessons).get(f"{m[1]}.py")
+    app.env.note_dependency(str(run_file(lessons, f"{m[1]}.py")))
+    run = lesson_run(lessons, f"{m[1]}.py")
     title = _TITLE.search(source[0])
     if run is None or title is None:
         return

@@ -217,11 +217,14 @@ def test_each_lesson_keeps_the_run_that_executed_it(tmp_path):
         (tmp_path / name).write_text(f"print({name!r})\n")
         (tmp_path / f"{name}.md5").write_text(gallery._md5(tmp_path / name))
     gallery.record_complete(tmp_path, tmp_path, ["01_a.py", "02_b.py"], {"torch": "1", "epoch": 1})
+    first = gallery.run_file(tmp_path, "01_a.py").stat().st_mtime_ns
     gallery.record_complete(tmp_path, tmp_path, ["02_b.py"], {"torch": "2", "epoch": 2})
     assert gallery.lesson_runs(tmp_path) == {
         "01_a.py": {"torch": "1", "epoch": 1},
         "02_b.py": {"torch": "2", "epoch": 2},
     }
+    # The page of a lesson that did not run depends on a file left untouched.
+    assert gallery.run_file(tmp_path, "01_a.py").stat().st_mtime_ns == first
 
 
 def test_another_pytorch_runs_every_lesson_again(tmp_path):
@@ -790,8 +793,8 @@ def test_the_run_line_goes_under_a_lessons_title(tmp_path):
 
     lessons = tmp_path / "lessons"
     lessons.mkdir()
-    (lessons / gallery.COMPLETE).write_text(
-        json.dumps({"runs": {"01_a.py": {"torch": "2.13.0+cpu", "epoch": 1795436971}}})
+    gallery.run_file(lessons, "01_a.py").write_text(
+        json.dumps({"torch": "2.13.0+cpu", "epoch": 1795436971})
     )
     deps = []
     app = SimpleNamespace(srcdir=str(tmp_path), env=SimpleNamespace(note_dependency=deps.append))
@@ -799,7 +802,7 @@ def test_the_run_line_goes_under_a_lessons_title(tmp_path):
     source = [page]
     provenance.add_run_line(app, "lessons/01_a", source)
     assert "=====\n\n.. lesson-run:: 2.13.0+cpu 2026-11-23\n\n\nIntro." in source[0]
-    assert deps == [str(lessons / gallery.COMPLETE)]
+    assert deps == [str(gallery.run_file(lessons, "01_a.py"))]
     source = [page]
     provenance.add_run_line(app, "lessons/02_b", source)  # never executed: no line
     assert source == [page]
