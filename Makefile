@@ -36,9 +36,9 @@ SPHINXFLAGS = -W --keep-going -q -c . \
   -D site_languages=$(subst $(space),$(comma),$(LANGUAGES)) $(SPHINXOPTS)
 # sphinx-build -j for a language building alone (SPHINXJOBS), and for each
 # language while they build side by side (SIDE_BY_SIDE_JOBS); see
-# docs/building.md for the measurements behind them.
+# README.md, "Speed", for the measurements behind them.
 SPHINXJOBS ?= auto
-SIDE_BY_SIDE_JOBS ?= 1
+SIDE_BY_SIDE_JOBS ?= 2
 SPHINXBUILD = $(BIN)/sphinx-build -j $(SPHINXJOBS) $(SPHINXFLAGS)
 GALLERY_FLAGS ?=
 
