@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import LANGUAGES, LESSONS, copy_project, make, snapshot
 
+from ext import code_comments
+from ext.code_comments import messages
+
 pytestmark = pytest.mark.build
 
 CJK = re.compile(r"[\u3400-\u9fff]")
@@ -328,19 +331,8 @@ def downloads(site, lang, lesson, suffix):
 
 
 def without_messages(code):
-    from ext.code_comments import spans
-
-    out, last = [], 0
-    for span in spans(code):
-        out.append(code[last : span.start])
-        last = span.end
-    return "".join(out) + code[last:]
-
-
-def messages(code):
-    from ext.code_comments import messages
-
-    return messages(code)
+    """*code* with the text of every comment and docstring taken out."""
+    return code_comments.translate(code, lambda text: "")
 
 
 def translated_messages(lesson):
