@@ -199,9 +199,18 @@ check-deploy: setup ## Check the GitHub workflow and .readthedocs.yaml offline
 	$(BIN)/check-jsonschema --builtin-schema vendor.readthedocs .readthedocs.yaml
 
 .PHONY: test
-test: setup $(VNU) ## Run every test (builds the site in a temporary folder)
-	@tools/require chromium chromium
+test: setup test-tools ## Run every test (builds the site in a temporary folder)
 	$(BIN)/python -m pytest
+
+# The tests' own tools: Chromium, and the Nu HTML Checker (npm, Java). As root
+# or in CI they are installed; otherwise the tests that need a missing one are
+# skipped, naming the command that installs it (tests/conftest.py, require).
+TEST_TOOLS_OPTIONAL := $(if $(CI),,$(filter-out 0,$(shell id -u)))
+
+.PHONY: test-tools
+test-tools:
+	@$(if $(TEST_TOOLS_OPTIONAL),,tools/require chromium chromium npm npm java default-jre-headless)
+	@if command -v npm >/dev/null && command -v java >/dev/null; then $(MAKE) --no-print-directory $(VNU); fi
 
 .PHONY: validate
 validate: $(VNU) ## Check the built pages with the Nu HTML Checker (after make html)

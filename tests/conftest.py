@@ -48,6 +48,29 @@ def _epoch() -> str:
     return out or "315532800"
 
 
+def require(available: bool, what: str, install: str) -> None:
+    """Stop a test that needs a tool this machine lacks. In CI (``CI=true``)
+    the tool must be there, and its absence fails the test; elsewhere the test
+    is skipped, with the command that installs the tool."""
+    if available:
+        return
+    message = f"{what} is missing; install it with: {install}"
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def no_network() -> list[str]:
+    """The prefix that runs a command with no network (``unshare -n``, which
+    needs root), or a skip (a fail in CI) where it is not permitted."""
+    allowed = (
+        shutil.which("unshare")
+        and not subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode
+    )
+    require(bool(allowed), "`unshare -n` (run without network; needs root)", "sudo make test")
+    return ["unshare", "-n"]
+
+
 @dataclass
 class Run:
     returncode: int

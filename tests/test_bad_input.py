@@ -145,3 +145,16 @@ def test_an_unknown_language_code(project, code):
     assert repr(code) in error and "LANGUAGES" in error
     assert untouched(project, before)
     assert not (project / "_build" / "html").exists()
+
+
+@pytest.mark.parametrize("ci", ["", "true"])
+def test_a_missing_tool_is_skipped_with_its_install_command_or_fails_in_ci(ci, monkeypatch):
+    """Outside CI, a test whose tool is missing is skipped, naming the command
+    that installs it; in CI the same absence fails the test."""
+    from conftest import require
+
+    monkeypatch.setenv("CI", ci)
+    expected = pytest.fail.Exception if ci else pytest.skip.Exception
+    with pytest.raises(expected, match=r"Java is missing; install it with: sudo apt-get"):
+        require(False, "Java", "sudo apt-get install default-jre-headless")
+    require(True, "Java", "never shown")

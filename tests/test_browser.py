@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import quote, urlparse
 
 import pytest
-from conftest import LANGUAGES, LESSONS, ROOT
+from conftest import LANGUAGES, LESSONS, ROOT, require
 
 playwright = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
@@ -50,8 +50,7 @@ def server(site):
 
 @pytest.fixture(scope="module")  # one at a time: test_publishing.py runs its own
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make test does)")
+    require(Path(CHROMIUM).exists(), CHROMIUM, "sudo apt-get install chromium")
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield browser

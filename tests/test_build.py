@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import LANGUAGES, LESSONS, copy_project, make, snapshot
+from conftest import LANGUAGES, LESSONS, copy_project, make, no_network, require, snapshot
 
 from ext import code_comments
 from ext.code_comments import messages
@@ -257,10 +257,9 @@ def test_an_interrupted_run_is_redone(site, tmp_path):
 
 def test_clean_builds_are_identical_and_need_no_network(site, tmp_path):
     """A second clean build, with no network at all, gives the same bytes."""
-    if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode:
-        pytest.fail("`unshare -n` is not permitted here; run the tests as root (as CI does)")
+    prefix = no_network()
     root = copy_project(tmp_path / "again")
-    run = make(root, "html", prefix=["unshare", "-n"])
+    run = make(root, "html", prefix=prefix)
     assert run.returncode == 0, run.output
     first, second = snapshot(site.html), snapshot(root / "_build" / "html")
     assert first.keys() == second.keys()
@@ -450,8 +449,8 @@ def test_the_nu_html_checker_finds_no_error(site):
     from conftest import ROOT
 
     jar = ROOT / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
-    if not jar.exists() or not shutil.which("java"):
-        pytest.fail("the Nu HTML Checker is missing: run `make test`, which installs it")
+    require(bool(shutil.which("java")), "Java", "sudo apt-get install default-jre-headless")
+    require(jar.exists(), "the Nu HTML Checker (vnu.jar)", "make test (npm ci)")
     pages = [str(site.html / "index.html")] + [
         str(p) for lang in LANGUAGES for p in site.pages(lang)
     ]

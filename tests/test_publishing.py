@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import test_browser
-from conftest import LANGUAGES, LESSONS, Site, build_env, copy_project, make
+from conftest import LANGUAGES, LESSONS, Site, build_env, copy_project, make, no_network
 from test_browser import (  # noqa: F401 (the tour: collected here too, with this module's server)
     test_code_blocks_have_copy_buttons,
     test_every_page_loads_cleanly_offline,
@@ -301,7 +301,7 @@ WORKFLOW = Path(".github/workflows/site.yml")
 
 def test_the_workflow_and_readthedocs_config_pass_the_offline_checks(tmp_path):
     root = copy_project(tmp_path / "p")
-    run = make(root, "check-deploy", prefix=["unshare", "-n"])
+    run = make(root, "check-deploy", prefix=no_network())
     assert run.returncode == 0, run.output
 
 
@@ -311,6 +311,6 @@ def test_an_action_pinned_by_its_tag_fails_the_checks(tmp_path):
     text = workflow.read_text()
     pinned = re.search(r"uses: (actions/checkout)@([0-9a-f]{40})", text)
     workflow.write_text(text.replace(pinned[0], f"uses: {pinned[1]}@v6"))
-    run = make(root, "check-deploy", prefix=["unshare", "-n"])
+    run = make(root, "check-deploy", prefix=no_network())
     assert run.returncode != 0
     assert "unpinned-uses" in run.output and str(WORKFLOW) in run.output
