@@ -219,7 +219,7 @@ validate: $(VNU) ## Check the built pages with the Nu HTML Checker (after make h
 
 .PHONY: bench
 bench: setup ## Measure build speed and page weight into _build/bench (QUICK=1: one run)
-	$(BIN)/python tools/bench.py $(if $(QUICK),--quick)
+	$(BIN)/python -m tools.bench $(if $(QUICK),--quick)
 
 .PHONY: clean
 clean: ## Remove every build output (keeps .venv and node_modules)

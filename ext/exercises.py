@@ -21,7 +21,8 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-ROOT = Path(__file__).resolve().parent.parent
+from ext import ROOT
+
 SOLUTIONS = ROOT / "gallery" / "solutions"
 # sphinx-gallery's footer of a lesson's page: the solution goes just above it.
 _FOOTER = re.compile(r"^\.\. _sphx_glr_download_lessons_", re.M)

@@ -46,7 +46,8 @@ import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from ext import ROOT
+
 COMPLETE = ".complete.json"
 HEADER = "README.rst"
 

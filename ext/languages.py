@@ -15,7 +15,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from ext import ROOT
+
 SOURCE_LANGUAGE = "en"
 LOCALE = ROOT / "locale"
 NAMES = {"en": "English", "zh_CN": "简体中文"}

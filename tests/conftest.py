@@ -9,6 +9,7 @@ tinybuild does it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,12 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from ext import ROOT
 from tools import workspace
 
-ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(sys.prefix)
 LESSONS = sorted(ROOT.glob("gallery/[0-9][0-9]_*.py"))
-LANGUAGES = ["en", "zh_CN"]
+# The site's languages, from the one line that lists them (the Makefile's).
+LANGUAGES = re.search(r"^LANGUAGES := (.+)$", (ROOT / "Makefile").read_text(), re.M)[1].split()
 
 
 def copy_project(dest: Path, with_generated: Path | None = None) -> Path:

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.build
 
 def test_quick_bench_writes_a_report(tmp_path):
     result = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "bench.py"), "--quick", "--out", str(tmp_path)],
+        [sys.executable, "-m", "tools.bench", "--quick", "--out", str(tmp_path)],
         cwd=ROOT,
         env=build_env(),
         capture_output=True,

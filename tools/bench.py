@@ -5,7 +5,7 @@ project, so the working tree is never touched. Each timing is the median of
 RUNS runs, with its min and max. The report is written to
 _build/bench/report.md and report.json.
 
-    python tools/bench.py [--runs N] [--quick] [--out DIR] [--compare DIR]
+    python -m tools.bench [--runs N] [--quick] [--out DIR] [--compare DIR]
 
 --compare DIR measures another checkout of the project (say, main before a
 change) in the same session, the two alternating run by run, so that both
@@ -27,9 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from tools.workspace import copy_project  # noqa: E402
+from ext import ROOT
+from tools.workspace import copy_project
 
 VENV = Path(sys.prefix)
 # figure: (what is compared, limit, lessons executed that the target allows)

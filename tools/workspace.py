@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from ext import ROOT
 
 
 def project_files(root: Path = ROOT) -> list[str]:
