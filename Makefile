@@ -54,6 +54,16 @@ help: ## Show this list
 
 # -- Set-up ---------------------------------------------------------------
 
+# The system packages, listed once, as pairs of a command and the Debian
+# package that has it. tools/require installs the missing ones when run as
+# root (CI, the GitHub workflow), and otherwise names the command to run.
+# Building: Graphviz draws the lessons' graphs, gettext merges the catalogs.
+BUILD_PACKAGES := dot graphviz msgmerge gettext msgcat gettext msgfmt gettext msgattrib gettext
+# The Nu HTML Checker (vnu.jar from npm, pinned in package-lock.json) runs on Java.
+VNU_PACKAGES := npm npm java default-jre-headless
+# Testing adds Chromium, fontconfig for its fonts, and the checker.
+TEST_PACKAGES := chromium chromium fc-list fontconfig $(VNU_PACKAGES)
+
 # The stamp is named after the requirements' hash: a fresh clone with the same
 # pins reuses an existing environment (whatever the file times), and a changed
 # pin reinstalls.
@@ -68,14 +78,14 @@ $(INSTALLED):
 
 .PHONY: system
 system:
-	@tools/require dot graphviz msgmerge gettext msgcat gettext msgfmt gettext msgattrib gettext
+	@tools/require $(BUILD_PACKAGES)
 
 # The Nu HTML Checker that the tests run on every built page (npm, pinned in
 # package-lock.json; it runs on Java).
 VNU := node_modules/vnu-jar/build/dist/vnu.jar
 
 $(VNU): package.json package-lock.json
-	@tools/require npm npm java default-jre-headless
+	@tools/require $(VNU_PACKAGES)
 	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	touch $@
 
@@ -123,7 +133,8 @@ landing: languages
 # SITE_URL reaches the commands through the environment, never through the
 # command line that make writes, so that no character of it is run as shell.
 # A language's pages live in its folder: its html_baseurl is SITE_URL/<code>/.
-baseurl = $(if $(SITE_URL),-D "html_baseurl=$${SITE_URL%/}/$(1)/")
+baseurl = $(if $(SITE_URL),-D "html_baseurl=$${SITE_URL%/}/$(1)/" \
+  -D sitemap_locales=$(subst $(space),$(comma),$(LANGUAGES)))
 
 .PHONY: site-url
 site-url: setup
@@ -209,7 +220,7 @@ TEST_TOOLS_OPTIONAL := $(if $(CI),,$(filter-out 0,$(shell id -u)))
 
 .PHONY: test-tools
 test-tools:
-	@$(if $(TEST_TOOLS_OPTIONAL),,tools/require chromium chromium npm npm java default-jre-headless)
+	@$(if $(TEST_TOOLS_OPTIONAL),,tools/require $(TEST_PACKAGES))
 	@if command -v npm >/dev/null && command -v java >/dev/null; then $(MAKE) --no-print-directory $(VNU); fi
 
 .PHONY: validate

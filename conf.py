@@ -4,6 +4,7 @@ The sources are docs/ (hand-written pages) and gallery/ (the lessons). The
 Makefile builds them once per language; run `make help` for the targets.
 """
 
+import os
 import sys
 from importlib.metadata import version as installed_version
 from pathlib import Path
@@ -113,3 +114,21 @@ html_theme_options = {
     "navigation_with_keys": True,
     "top_of_page_buttons": [],
 }
+# Chinese search: jieba also knows the words of the translators' table of
+# terms (反向传播, 计算图), which ext/search.py writes to this file for a
+# Chinese build; other languages ignore the option.
+html_search_options = {"dict": "_build/search/jieba-terms.txt"}
+
+# -- Publishing ----------------------------------------------------------------
+# SITE_URL is the address of the site's root (make html
+# SITE_URL=https://example.org/double-backward/; docs/building.md). Set, the
+# Makefile gives each language its address (html_baseurl = SITE_URL/<code>/)
+# and the list of languages (sitemap_locales): every page gets a canonical
+# link and absolute hreflang links, and each language a sitemap.xml that
+# lists every page in every language. Unset, links stay relative and no
+# sitemap is written.
+site_url = os.environ.get("SITE_URL") or None  # checked by `make` (ext/publishing.py)
+if site_url:
+    extensions.append("sphinx_sitemap")
+sitemap_url_scheme = "{lang}{link}"  # SITE_URL/<code>/<page>.html
+sitemap_excludes = ["search.html", "genindex.html"]  # nothing there to index

@@ -13,14 +13,16 @@ and passes each language build its own address as Sphinx's ``html_baseurl``
   ``html_baseurl``), and its ``hreflang`` alternates are absolute
   (``ext/language_switcher.py`` asks :func:`site_root`);
 * each language gets a ``sitemap.xml`` from sphinx-sitemap, which lists each
-  page with its address in every language;
+  page with its address in every language (conf.py loads and sets it up);
 * the root gets a sitemap index naming each language's sitemap::
 
     python -m ext.publishing sitemap-index --out _build/html/sitemap.xml "$SITE_URL" en zh_CN
 
 Without ``SITE_URL`` none of this happens: links stay relative, no sitemap is
 written, and sphinx-sitemap is not even loaded (it would warn that
-``html_baseurl`` is missing, and the build treats warnings as errors).
+``html_baseurl`` is missing, and the build treats warnings as errors). This
+extension only checks the address a build was given, and removes the sitemap
+that an earlier build with an address left behind.
 """
 
 from __future__ import annotations
@@ -33,8 +35,6 @@ from xml.sax.saxutils import escape
 
 EXAMPLE = "https://example.org/double-backward/"
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
-# Pages with nothing for a search engine to index.
-SITEMAP_EXCLUDES = ["search.html", "genindex.html"]
 
 
 class SiteURLError(ValueError):
@@ -90,28 +90,15 @@ def page_url(root: str, language: str, pagename: str) -> str:
 
 
 def on_config_inited(app, config) -> None:
-    """With an address: set up sphinx-sitemap for this language's folder."""
+    """Check this language's address; without one, remove an old sitemap."""
     from sphinx.errors import ConfigError
-
-    from ext.language_switcher import site_languages
 
     try:
         root = site_root(config)
     except SiteURLError as exc:
         raise ConfigError(str(exc)) from None
     if root is None:
-        # No sitemap, not even one a build with an address left behind.
         (Path(app.outdir) / "sitemap.xml").unlink(missing_ok=True)
-        return
-    # Loaded here rather than in conf.py: only now is html_baseurl known, as
-    # conf.py runs before the Makefile's -D values apply. Its own settings: the
-    # sitemap of en/ lists SITE_URL + en/<page>.html, and with each page its
-    # address in every language.
-    app.setup_extension("sphinx_sitemap")
-    config.site_url = root
-    config.sitemap_url_scheme = "{lang}{link}"
-    config.sitemap_locales = site_languages(config)
-    config.sitemap_excludes = SITEMAP_EXCLUDES
 
 
 def sitemap_index(root: str, langs: list[str]) -> str:

@@ -4,7 +4,8 @@ Sphinx splits Chinese text into words with jieba. jieba splits 反向传播
 (backward pass) into 反向 + 传播 and 计算图 (computation graph) into 计算 + 图,
 so a reader searching for the whole word would find nothing. The glossary's
 Chinese words are given to jieba as a user dictionary, through Sphinx's
-documented ``html_search_options = {"dict": PATH}`` for Chinese.
+documented ``html_search_options = {"dict": PATH}`` for Chinese: conf.py
+names the file, and a Chinese build writes it here from the table of terms.
 
 One shim remains, :class:`ChineseSearch`. Upstream limitation: Sphinx 9.0
 gives Chinese pages the English stemmer (for Latin words) but writes
@@ -20,7 +21,6 @@ then delete the class and its registration.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 from sphinx.search.zh import SearchChinese
@@ -39,22 +39,18 @@ class ChineseSearch(SearchChinese):
 
 
 def search_dictionary(app, config) -> None:
-    """Write the glossary's words as jieba's user dictionary for a Chinese build."""
+    """Write the glossary's words where html_search_options["dict"] says, for
+    a Chinese build (the path is relative to the project, where make runs)."""
     from ext.catalogs import glossary_words
 
-    if not config.language.startswith("zh"):
+    name = (config.html_search_options or {}).get("dict")
+    if not config.language.startswith("zh") or not name:
         return
-    path = Path(app.doctreedir) / "jieba-glossary.txt"
+    path = Path(app.confdir, name)
     text = "".join(f"{word} 100000 n\n" for word in glossary_words())
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text, encoding="utf-8")
-    # Relative to the build's working directory (the project), so that the
-    # configuration, which .buildinfo hashes, is the same in every checkout.
-    config.html_search_options = {
-        **(config.html_search_options or {}),
-        "dict": os.path.relpath(path),
-    }
 
 
 def setup(app):

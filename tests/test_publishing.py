@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import test_browser
-from conftest import LANGUAGES, LESSONS, Site, build_env, copy_project, make, no_network
+from conftest import LANGUAGES, LESSONS, ROOT, Site, build_env, copy_project, make, no_network
 from test_browser import (  # noqa: F401 (the tour: collected here too, with this module's server)
     test_code_blocks_have_copy_buttons,
     test_every_page_loads_cleanly_offline,
@@ -128,7 +128,7 @@ def test_the_sitemaps_list_every_page_in_both_languages(published):
     assert index.tag == f"{SITEMAP}sitemapindex"
     listed = [loc.text for loc in index.iter(f"{SITEMAP}loc")]
     assert listed == [f"{SITE_URL}{code}/sitemap.xml" for code in LANGUAGES]
-    unlisted = set(publishing.SITEMAP_EXCLUDES)
+    unlisted = {"search.html", "genindex.html"}  # conf.py's sitemap_excludes
     for lang in LANGUAGES:
         urlset = ET.parse(local_file(published, f"{SITE_URL}{lang}/sitemap.xml")).getroot()
         urls = urlset.findall(f"{SITEMAP}url")
@@ -297,6 +297,17 @@ def test_a_bad_site_url_stops_the_build_with_one_error(site, tmp_path):
 
 # -- The hosting files, checked offline -------------------------------------------
 WORKFLOW = Path(".github/workflows/site.yml")
+
+
+def test_read_the_docs_installs_the_makefiles_build_packages():
+    """Read the Docs builds without root, so .readthedocs.yaml must name the
+    Debian packages itself: the same ones as the Makefile's BUILD_PACKAGES."""
+    import yaml
+
+    makefile = (ROOT / "Makefile").read_text()
+    pairs = re.search(r"^BUILD_PACKAGES := (.+)$", makefile, re.M)[1].split()
+    config = yaml.safe_load((ROOT / ".readthedocs.yaml").read_text())
+    assert set(config["build"]["apt_packages"]) == set(pairs[1::2])
 
 
 def test_the_workflow_and_readthedocs_config_pass_the_offline_checks(tmp_path):
