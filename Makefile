@@ -161,7 +161,9 @@ prune-po: languages ## Drop old translations (#~) from the fully translated cata
 
 .PHONY: stat
 stat: languages ## Show translation progress per catalog
-	@$(BIN)/python -m ext.translators stat $(TRANSLATIONS)
+	@$(BIN)/sphinx-intl stat -d locale $(addprefix -l ,$(TRANSLATIONS)) | sort | awk \
+	  '{ print; t += $$2; f += $$4; u += $$6 } END { n = t + f + u; \
+	  printf "in all: %.1f %% translated, %d fuzzy, %d untranslated\n", n ? 100 * t / n : 100, f, u }'
 
 .PHONY: inventory
 inventory: setup ## Write docs/_inventories/pytorch.inv from the list pytorch.txt

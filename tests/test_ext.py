@@ -13,7 +13,7 @@ import polib
 import pytest
 import torch
 
-from ext import cards, catalogs, gallery, graphs, landing, languages, translators
+from ext import cards, catalogs, gallery, graphs, landing, languages
 
 
 # -- graphs ------------------------------------------------------------------
@@ -371,12 +371,6 @@ def test_a_syntax_error_names_file_and_line(tmp_path):
     po.write_text('msgid ""\nmsgstr ""\n\nmsgid "a"\nmsgstr "b\n')
     with pytest.raises(catalogs.CatalogError, match=r"bad.po:\d+: syntax error"):
         catalogs.load(po)
-
-
-def test_stat_counts(tmp_path):
-    write_po(tmp_path / "zh_CN" / "LC_MESSAGES" / "a.po", [("x", "叉"), ("y", "")])
-    (row,) = translators.stat(["zh_CN"], tmp_path)
-    assert (row["translated"], row["untranslated"], row["percent"]) == (1, 1, 50.0)
 
 
 def test_landing_page_lists_every_language():
