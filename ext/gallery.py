@@ -43,7 +43,6 @@ import sys
 import tempfile
 import warnings
 import xml.etree.ElementTree as ET
-import zipfile
 from pathlib import Path
 
 from ext import ROOT
@@ -247,29 +246,6 @@ def _write_if_changed(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def normalize_zips(out_dir: Path, epoch: int) -> None:
-    """Give the per-lesson zip downloads fixed timestamps, so builds agree."""
-    stamp = _zip_time(epoch)
-    for path in sorted(out_dir.glob("*.zip")):
-        buf = io.BytesIO()
-        with zipfile.ZipFile(path) as src, zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst:
-            for name in sorted(src.namelist()):
-                info = zipfile.ZipInfo(name, date_time=stamp)
-                info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = 0o644 << 16
-                dst.writestr(info, src.read(name))
-        data = buf.getvalue()
-        if path.read_bytes() != data:
-            path.write_bytes(data)
-
-
-def _zip_time(epoch: int) -> tuple[int, int, int, int, int, int]:
-    import time
-
-    t = time.gmtime(max(epoch, 315532800))  # zip cannot go before 1980
-    return (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec)
-
-
 WARNING_CLASS = re.compile(r"^(?:\w+\.)*\w*Warning\b")
 
 
@@ -396,7 +372,6 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
         print("error: sphinx-gallery executed nothing at Sphinx's start-up", file=sys.stderr)
         return 1
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
-    normalize_zips(out_dir, epoch)
     names = sorted(Path(p).name for p in executed)
     run_info = {"torch": _running_torch(), "epoch": epoch} if names and plot else None
     record_complete(out_dir, gallery_dir, names, run_info)

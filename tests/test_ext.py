@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -278,20 +277,6 @@ def test_stale_lessons(tmp_path):
     (src / "02_b.py").write_text("b\n")
     (out / "01_a.py.md5").write_text(gallery._md5(src / "01_a.py"))
     assert gallery.stale_lessons(src, out) == ["02_b.py"]
-
-
-def test_zips_get_fixed_timestamps(tmp_path):
-    path = tmp_path / "a.zip"
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("b.py", "print(2)")
-        z.writestr("a.py", "print(1)")
-    gallery.normalize_zips(tmp_path, 0)
-    first = path.read_bytes()
-    gallery.normalize_zips(tmp_path, 0)
-    assert path.read_bytes() == first
-    with zipfile.ZipFile(path) as z:
-        assert z.namelist() == ["a.py", "b.py"]
-        assert {i.date_time for i in z.infolist()} == {(1980, 1, 1, 0, 0, 0)}
 
 
 # -- i18n --------------------------------------------------------------------
