@@ -18,7 +18,9 @@ building side by side would race on the same folder. So:
   each lesson and when (``SOURCE_DATE_EPOCH``), which its page shows (see
   ext/provenance.py). When no lesson changed it answers without starting
   Sphinx; when the installed PyTorch is not the one that executed the
-  lessons, they all run again.
+  lessons, they all run again; when an exercise's solution (or
+  gallery/solutions/prove.py) changed, its lesson, whose hidden cell proves
+  it, runs again.
 * Every other build (html in each language, gettext) reads docs/lessons/ as
   ordinary reST and executes nothing; this extension gives it sphinx-gallery's
   stylesheet.
@@ -143,9 +145,24 @@ def installed_torch() -> str:
     return version("torch")
 
 
-def forget_incomplete(out_dir: Path, torch_version: str | None = None) -> None:
-    """Make a lesson whose last run did not complete run again, and every
-    lesson that another PyTorch than *torch_version* executed.
+def solution_digest(gallery_dir: Path, script: str) -> str | None:
+    """The checksum of what a lesson's hidden cell reads besides the lesson
+    itself: its exercise's solution and ``solutions/prove.py`` (None for a
+    lesson without an exercise). sphinx-gallery's checksum covers the lesson
+    only, so a changed solution would otherwise be published unproved."""
+    solutions = gallery_dir / "solutions"
+    found = sorted(solutions.glob(f"{script[:3]}*.py"))
+    if not found:
+        return None
+    return hashlib.md5(found[0].read_bytes() + (solutions / "prove.py").read_bytes()).hexdigest()
+
+
+def forget_incomplete(
+    out_dir: Path, torch_version: str | None = None, gallery_dir: Path | None = None
+) -> None:
+    """Make a lesson whose last run did not complete run again, every lesson
+    that another PyTorch than *torch_version* executed, and (with
+    *gallery_dir*) every lesson whose exercise's solution changed since.
 
     sphinx-gallery skips a lesson whose checksum file matches its source, but
     writes that file before the page, thumbnail and notebook. A checksum not
@@ -153,9 +170,15 @@ def forget_incomplete(out_dir: Path, torch_version: str | None = None) -> None:
     """
     done, runs = _read_complete(out_dir).get("lessons", {}), lesson_runs(out_dir)
     for md5_file in out_dir.glob("*.py.md5"):
-        ran_with = runs.get(md5_file.name.removesuffix(".md5"), {}).get("torch")
-        if done.get(md5_file.name) != md5_file.read_text().strip() or (
-            torch_version is not None and ran_with != torch_version
+        script = md5_file.name.removesuffix(".md5")
+        run = runs.get(script, {})
+        if (
+            done.get(md5_file.name) != md5_file.read_text().strip()
+            or (torch_version is not None and run.get("torch") != torch_version)
+            or (
+                gallery_dir is not None
+                and run.get("solution") != solution_digest(gallery_dir, script)
+            )
         ):
             md5_file.unlink()
 
@@ -182,7 +205,7 @@ def record_complete(
             done[md5_file.name] = md5_file.read_text().strip()
             name = source.name
             if name in executed and run is not None:
-                runs[name] = run
+                runs[name] = {**run, "solution": solution_digest(gallery_dir, name)}
             elif name in previous:
                 runs[name] = previous[name]
     record = {"header": _md5(gallery_dir / HEADER), "lessons": done}
@@ -235,6 +258,10 @@ def up_to_date(gallery_dir: Path, out_dir: Path) -> bool:
         and not stale_lessons(gallery_dir, out_dir)
         and all(done["lessons"][f"{p.name}.md5"] == _md5(p) for p in lessons)
         and all(runs.get(p.name, {}).get("torch") == torch_version for p in lessons)
+        and all(
+            runs.get(p.name, {}).get("solution") == solution_digest(gallery_dir, p.name)
+            for p in lessons
+        )
     )
 
 
@@ -316,7 +343,9 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
     from ext.graphs import DotMissingError, require_dot
 
     if out_dir.exists():
-        forget_incomplete(out_dir, installed_torch() if plot else None)
+        forget_incomplete(
+            out_dir, installed_torch() if plot else None, gallery_dir if plot else None
+        )
     stale = stale_lessons(gallery_dir, out_dir)
     if plot and stale:
         try:

@@ -219,8 +219,8 @@ def test_each_lesson_keeps_the_run_that_executed_it(tmp_path):
     first = gallery.run_file(tmp_path, "01_a.py").stat().st_mtime_ns
     gallery.record_complete(tmp_path, tmp_path, ["02_b.py"], {"torch": "2", "epoch": 2})
     assert gallery.lesson_runs(tmp_path) == {
-        "01_a.py": {"torch": "1", "epoch": 1},
-        "02_b.py": {"torch": "2", "epoch": 2},
+        "01_a.py": {"torch": "1", "epoch": 1, "solution": None},
+        "02_b.py": {"torch": "2", "epoch": 2, "solution": None},
     }
     # The page of a lesson that did not run depends on a file left untouched.
     assert gallery.run_file(tmp_path, "01_a.py").stat().st_mtime_ns == first
@@ -238,6 +238,30 @@ def test_another_pytorch_runs_every_lesson_again(tmp_path):
     gallery.record_complete(out, src, ["01_a.py"], {"torch": "0.0.1", "epoch": 0})
     assert not gallery.up_to_date(src, out)
     gallery.forget_incomplete(out, gallery.installed_torch())
+    assert gallery.stale_lessons(src, out) == ["01_a.py"]
+
+
+def test_a_changed_solution_runs_its_lesson_again(tmp_path):
+    """The hidden cell of a lesson with an exercise proves the solution: a
+    changed solution (or prove.py) makes the lesson run again, its source
+    unchanged; another lesson's solution does not."""
+    src, out = tmp_path / "gallery", tmp_path / "out"
+    (src / "solutions").mkdir(parents=True)
+    out.mkdir()
+    (src / gallery.HEADER).write_text("Lessons\n")
+    for name in ("01_a.py", "02_b.py"):
+        (src / name).write_text(f"{name}\n")
+        (out / name).write_text(f"{name}\n")
+        (out / f"{name}.md5").write_text(gallery._md5(src / name))
+    (src / "solutions" / "01_a.py").write_text("answer = 1\n")
+    (src / "solutions" / "prove.py").write_text("def prove(): ...\n")
+    (out / "index.rst").write_text("index\n")
+    run = {"torch": gallery.installed_torch(), "epoch": 0}
+    gallery.record_complete(out, src, ["01_a.py", "02_b.py"], run)
+    assert gallery.up_to_date(src, out)
+    (src / "solutions" / "01_a.py").write_text("answer = 2\n")
+    assert not gallery.up_to_date(src, out)
+    gallery.forget_incomplete(out, run["torch"], src)
     assert gallery.stale_lessons(src, out) == ["01_a.py"]
 
 
