@@ -22,21 +22,26 @@ def test_the_catalogs_pass_every_check():
     assert result.returncode == 0, result.stderr
 
 
-def test_update_po_on_an_unchanged_tree_changes_nothing(site, tmp_path):
-    root = copy_project(tmp_path / "p", with_generated=site.root)
+@pytest.fixture(scope="module")
+def updated(site, tmp_path_factory):
+    """A copy of the project after `make update-po` (which extracts the
+    messages first), and its catalogs from before."""
+    root = copy_project(tmp_path_factory.mktemp("p"), with_generated=site.root)
     before = snapshot(root / "locale")
-    for _ in range(2):
-        run = make(root, "update-po")
-        assert run.returncode == 0, run.output
-        assert "executed 0 lesson(s)" in run.output
-        assert snapshot(root / "locale") == before
-
-
-def test_catalogs_are_in_step_with_the_sources(site, tmp_path):
-    """Every message of the sources is in a catalog: nobody forgot update-po."""
-    root = copy_project(tmp_path / "p", with_generated=site.root)
-    run = make(root, "gettext")
+    run = make(root, "update-po")
     assert run.returncode == 0, run.output
+    assert "executed 0 lesson(s)" in run.output
+    return root, before
+
+
+def test_update_po_on_an_unchanged_tree_changes_nothing(updated):
+    root, before = updated
+    assert snapshot(root / "locale") == before
+
+
+def test_catalogs_are_in_step_with_the_sources(updated):
+    """Every message of the sources is in a catalog: nobody forgot update-po."""
+    root, _ = updated
     for pot in sorted((root / "_build" / "gettext").rglob("*.pot")):
         rel = pot.relative_to(root / "_build" / "gettext").with_suffix(".po")
         po = polib.pofile(str(ROOT / "locale" / "zh_CN" / "LC_MESSAGES" / rel))
