@@ -4,9 +4,11 @@ The site is built a second time (the lessons are not run again) with
 ``SITE_URL=https://example.org/double-backward/``, as a fork named
 double-backward is published on GitHub Pages, and served on 127.0.0.1 under
 ``/double-backward/`` only: a request outside that folder gets 404, as on
-GitHub Pages. The browser tour of test_browser.py runs again against it: its
-tests are imported below, so pytest collects them here too, where ``server``
-is the sub-path server. (Their ``site`` stays the local build: the same pages.)
+GitHub Pages. The parts of test_browser.py's tour that depend on where the
+site lives (the landing page, the language switcher, search) are imported
+below, so pytest collects them here too, where ``server`` is the sub-path
+server; every kind of page is loaded under it once per language. The tour's
+sweeps over every page run once, in test_browser.py.
 """
 
 from __future__ import annotations
@@ -23,11 +25,8 @@ from pathlib import Path
 import pytest
 import test_browser
 from conftest import LANGUAGES, LESSONS, ROOT, Site, build_env, copy_project, make, no_network
-from test_browser import (  # noqa: F401 (the tour: collected here too, with this module's server)
-    test_code_blocks_have_copy_buttons,
-    test_every_page_loads_cleanly_offline,
+from test_browser import (  # noqa: F401 (collected here too, with this module's server)
     test_landing_page_sends_the_reader_to_their_language,
-    test_prev_next_lead_through_the_lessons_in_order,
     test_search_box_finds_the_lessons,
     test_switcher_round_trip_on_a_lesson,
 )
@@ -213,6 +212,23 @@ def test_the_bare_folder_address_leads_to_a_language(server, browser):
     page.goto(server, wait_until="networkidle")  # .../double-backward, no slash
     assert page.url == f"{server}/zh_CN/index.html"
     context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_each_kind_of_page_loads_cleanly_under_the_sub_path(server, reader, lang):
+    """The home page, the lessons' index, a lesson, a hand-written page and
+    the search page: their images, scripts and styles all load from inside
+    the sub-path, and nothing logs an error."""
+    for rel in ["index.html", "lessons/index.html", f"lessons/{LESSONS[0].stem}.html",
+                "glossary.html", "search.html?q=gradient"]:  # fmt: skip
+        page = reader.open(f"{server}/{lang}/{rel}")
+        broken = page.evaluate(
+            "Array.from(document.images)"
+            ".filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
+        )
+        assert not broken, (rel, broken)
+        assert not reader.errors, (rel, reader.errors)
+        assert not reader.outside, (rel, reader.outside)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

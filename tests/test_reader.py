@@ -16,7 +16,14 @@ from importlib.metadata import version
 
 import pytest
 from conftest import LANGUAGES, LESSONS
-from test_browser import SCREENSHOTS, Reader, browser, lesson_url, server  # noqa: F401
+from test_browser import (  # noqa: F401
+    SCREENSHOTS,
+    Reader,
+    accessibility_problems,
+    browser,
+    lesson_url,
+    server,
+)
 
 pytestmark = pytest.mark.build
 
@@ -219,7 +226,8 @@ CUT_OFF = """() => [document.documentElement.scrollWidth - innerWidth,
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_page_in_dark_mode(site, server, tab, lang, width):  # noqa: F811
     """Every page, dark: no box has a light background and no image (a graph,
-    a card's thumbnail) is mostly white; on a phone nothing scrolls sideways
+    a card's thumbnail) is mostly white, and axe finds no serious
+    accessibility violation (on a laptop); on a phone nothing scrolls sideways
     and every table fits; each page has a heading and a description in its
     language; every request is answered (the icon too)."""
     tab.page.emulate_media(color_scheme="dark")
@@ -236,6 +244,7 @@ def test_every_page_in_dark_mode(site, server, tab, lang, width):  # noqa: F811
                     share = light_share(image.screenshot())
                     if share > 0.4:
                         problems.append(f"{rel}: {image.get_attribute('src')} is {share:.0%} white")
+            problems += accessibility_problems(page, rel)
         else:
             overflow, tables = page.evaluate(CUT_OFF)
             if overflow > 1:
