@@ -18,7 +18,7 @@ whole generator (``sphinx_gallery.gen_gallery``) is loaded, which would
 generate the gallery again in every language build (see ext/gallery.py). So
 the transform is registered here, from sphinx-gallery's module that holds it
 (``sphinx_gallery._doctree_links``, not a documented interface);
-``tests/test_ext.py`` fails when that module changes, and
+``tests/test_api_links.py`` fails when that module changes, and
 ``tests/test_build.py`` when a lesson's code has no link.
 
 The list holds what the lessons call and name, not the types of their

@@ -14,7 +14,7 @@ keyboard focus.
 Upstream limitation: sphinx-gallery has no option to write its cards as
 anything but raw HTML (the rewrite belongs there). This shim knows the card's
 markup as sphinx-gallery 0.22 writes it; if that changes, the build stops
-with an error naming this file, and ``tests/test_ext.py`` fails on a card
+with an error naming this file, and ``tests/test_cards.py`` fails on a card
 made by the installed sphinx-gallery.
 """
 

@@ -14,7 +14,7 @@ defines, so the search page fails with "ChineseStemmer is not defined"
 (sphinx-doc/sphinx#14229, fixed in Sphinx 9.2 by #14416; 9.2 needs Python
 3.13). The shim is Sphinx's own Chinese search under the name of the stemmer
 it ships, registered with the documented ``app.add_search_language``.
-``tests/test_ext.py`` fails once the installed Sphinx no longer has the bug:
+``tests/test_search.py`` fails once the installed Sphinx no longer has the bug:
 then delete the class and its registration.
 """
 

@@ -1,17 +1,26 @@
-"""The catalogs: complete, stable under update-po, and never losing work."""
+"""The catalogs: complete, stable under update-po, and never losing work.
+
+The tests marked ``build`` check the project's own catalogs, in a copy of the
+built site; below them, the unit tests of ext/catalogs.py check each of its
+checks on small catalogs written for the test: markup kept, syntax,
+completeness and wrapping, pofilter, headers, and the Chinese style with its
+glossary.
+"""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import polib
 import pytest
 from conftest import ROOT, copy_project, make, snapshot
 
-pytestmark = pytest.mark.build
+from ext import catalogs
 
 
+@pytest.mark.build
 def test_the_catalogs_pass_every_check():
     result = subprocess.run(
         [sys.executable, "-m", "ext.catalogs", "check", "zh_CN"],
@@ -34,11 +43,13 @@ def updated(site, tmp_path_factory):
     return root, before
 
 
+@pytest.mark.build
 def test_update_po_on_an_unchanged_tree_changes_nothing(updated):
     root, before = updated
     assert snapshot(root / "locale") == before
 
 
+@pytest.mark.build
 def test_catalogs_are_in_step_with_the_sources(updated):
     """Every message of the sources is in a catalog: nobody forgot update-po."""
     root, _ = updated
@@ -50,6 +61,7 @@ def test_catalogs_are_in_step_with_the_sources(updated):
         assert not missing, f"{rel}: run `make update-po`: {missing[:3]}"
 
 
+@pytest.mark.build
 def test_a_changed_sentence_keeps_its_translation_as_a_fuzzy_suggestion(site, tmp_path):
     """Edit one English paragraph and delete another: both translations survive."""
     root = copy_project(tmp_path / "p", with_generated=site.root)
@@ -89,3 +101,253 @@ def test_a_changed_sentence_keeps_its_translation_as_a_fuzzy_suggestion(site, tm
     assert {e.msgid: e.msgstr for e in pruned} == {
         e.msgid: e.msgstr for e in after if not e.obsolete
     }
+
+
+# == unit tests of ext/catalogs.py ================================================
+
+
+# -- markup kept, and catalogs whole --------------------------------------------
+
+
+def write_po(path: Path, entries: list[tuple[str, str]], fuzzy: bool = False) -> Path:
+    catalog = polib.POFile()
+    catalog.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "zh_CN"}
+    for msgid, msgstr in entries:
+        catalog.append(polib.POEntry(msgid=msgid, msgstr=msgstr, flags=["fuzzy"] if fuzzy else []))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    catalog.save(str(path))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("msgid", "msgstr"),
+    [
+        ("Use ``gradcheck`` here.", "在这里使用 ``gradcheck``。"),
+        ("See :ref:`the lesson <lesson-a>`.", "见 :ref:`该课程 <lesson-a>`。"),
+        ("See :doc:`/building`.", "见 :doc:`/building`。"),
+        ("It is :math:`2x`.", "它是 :math:`2x`。"),
+    ],
+)
+def test_markup_kept_passes(tmp_path, msgid, msgstr):
+    po = write_po(tmp_path / "a.po", [(msgid, msgstr)])
+    assert catalogs.check_catalog(po, "a", tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("msgid", "msgstr"),
+    [
+        ("Use ``gradcheck`` here.", "在这里使用 gradcheck。"),  # literal dropped
+        ("Use ``gradcheck`` here.", "在这里使用 ``梯度检查``。"),  # literal translated
+        ("See :ref:`the lesson <lesson-a>`.", "见 :ref:`该课程 <lesson-b>`。"),  # target
+        ("It is :math:`2x`.", "它是 :math:`2y`。"),
+        ("Use ``gradcheck`` here.", "在这里使用 ``gradcheck 。"),  # broken literal
+    ],
+)
+def test_markup_changed_is_reported_with_file_and_line(tmp_path, msgid, msgstr):
+    po = write_po(tmp_path / "a.po", [(msgid, msgstr)])
+    (problem,) = catalogs.check_catalog(po, "a", tmp_path)
+    assert problem.path == po and problem.line > 0
+    assert "markup" in problem.message
+
+
+def test_broken_emphasis_is_reported(tmp_path):
+    po = write_po(tmp_path / "a.po", [("It is **not** recorded.", "它 **不会被记录。")])
+    (problem,) = catalogs.check_catalog(po, "a", tmp_path)
+    assert "broken reST" in problem.message
+
+
+def test_markdown_catalogs_use_markdown_markup(tmp_path):
+    (tmp_path / "page.md").write_text("# x\n")
+    ok = write_po(tmp_path / "ok.po", [("Run `make html`.", "运行 `make html`。")])
+    bad = write_po(tmp_path / "bad.po", [("Run `make html`.", "运行 make html。")])
+    assert catalogs.check_catalog(ok, "page", tmp_path) == []
+    assert len(catalogs.check_catalog(bad, "page", tmp_path)) == 1
+
+
+def test_a_syntax_error_names_file_and_line(tmp_path):
+    po = tmp_path / "bad.po"
+    po.write_text('msgid ""\nmsgstr ""\n\nmsgid "a"\nmsgstr "b\n')
+    with pytest.raises(catalogs.CatalogError, match=r"bad.po:\d+: syntax error"):
+        catalogs.load(po)
+
+
+def test_markdown_code_spans_with_several_backticks():
+    tokens = catalogs.markup_tokens("Keep `` :math:`2x` `` and ` ``x`` ` intact.", "md")
+    assert tokens == sorted(["`` :math:`2x` ``", "` ``x`` `"])
+
+
+def test_one_parse_per_catalog_still_blames_the_right_message():
+    found = catalogs.rst_problems_many(
+        [
+            "好的 ``x``。",
+            "坏的 ``x 。",
+            "以冒号结尾::",
+            "- 一个列表项",
+            "   缩进的一段",
+            "又一个 **粗体** 。",
+            "最后一个坏的 *x",
+        ]
+    )
+    assert [bool(f) for f in found] == [False, True, False, False, False, False, True]
+
+
+def test_check_reports_incomplete_and_unwrapped_catalogs(tmp_path):
+    po = write_po(
+        tmp_path / "zh_CN" / "LC_MESSAGES" / "a.po",
+        [("Done.", "完成。"), ("Not yet.", ""), ("x " * 60 + "end.", "")],
+    )
+    catalog = polib.pofile(str(po))
+    catalog[0].flags.append("fuzzy")
+    catalog.save(str(po))
+    # One entry written on a single long line, as an editor might leave it.
+    long = "word " * 30
+    po.write_text(
+        po.read_text(encoding="utf-8") + f'\nmsgid "{long}"\nmsgstr "{"词 " * 30}"\n',
+        encoding="utf-8",
+    )
+    errors = catalogs.check(["zh_CN"], tmp_path, tmp_path)
+    assert any("2 untranslated and 1 fuzzy" in e for e in errors), errors
+    assert f"{po}: not wrapped by powrap (run `make wrap` to fix)" in errors, errors
+
+
+def test_pofilter_names_the_catalog_line_and_check(tmp_path):
+    """A placeholder lost and a trailing space, found by translate-toolkit."""
+    po = tmp_path / "zh_CN" / "LC_MESSAGES" / "theme.po"
+    po.parent.mkdir(parents=True)
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "Good"\nmsgstr "好"\n\n'
+        'msgid "Executed with PyTorch %s on %s."\nmsgstr "本页由 PyTorch %s 执行。 "\n',
+        encoding="utf-8",
+    )
+    problems = [str(p) for p in catalogs.pofilter_problems("zh_CN", tmp_path)]
+    assert len(problems) == 2, problems
+    assert all(p.startswith(f"{po}:8: pofilter ") for p in problems)
+    assert {p.split("pofilter ")[1].split(":")[0] for p in problems} == {"endwhitespace", "printf"}
+
+
+def test_a_catalog_header_names_its_translator_and_date(tmp_path):
+    po = tmp_path / "x.po"
+    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+    po.write_text(header + '"PO-Revision-Date: YEAR-MO-DA HO:MI+ZONE\\n"\n', encoding="utf-8")
+    assert len(catalogs.header_problems(po)) == 2
+    po.write_text(
+        header + '"PO-Revision-Date: 2026-11-23 14:00+0000\\n"\n"Last-Translator: Team\\n"\n',
+        encoding="utf-8",
+    )
+    assert catalogs.header_problems(po) == []
+
+
+# -- Chinese style -----------------------------------------------------------
+
+GLOSSARY = {"gradient": "梯度", "autograd": "自动微分", "tensor": "张量", "leaf tensor": "叶子张量"}
+
+
+def zh(msgid, msgstr, syntax="rst"):
+    return catalogs.zh_style_problems(msgid, msgstr, syntax, GLOSSARY)
+
+
+def test_good_chinese_passes():
+    assert zh("The gradient of ``x`` is a tensor.", "``x`` 的梯度是一个张量。") == []
+
+
+def test_glossary_terms_get_their_translation():
+    (problem,) = zh("The gradient is zero.", "斜率为零。")
+    assert "'gradient'" in problem and "梯度" in problem
+
+
+def test_longer_glossary_terms_win():
+    assert zh("A leaf tensor.", "一个叶子张量。") == []
+    (problem,) = zh("A leaf tensor.", "一个叶节点。")
+    assert "'leaf tensor'" in problem
+
+
+def test_code_is_not_held_to_the_glossary():
+    assert zh("Call ``torch.autograd.grad``.", "调用 ``torch.autograd.grad``。") == []
+
+
+@pytest.mark.parametrize("bad", ["渐变", "自动分级", "转发"])
+def test_known_mistranslations_are_refused(bad):
+    problems = zh("It works.", f"它{bad}了。")
+    assert any(bad in p for p in problems)
+
+
+@pytest.mark.parametrize(
+    "msgstr",
+    ["梯度是零, 对吗", "梯度是零.", "梯度(一阶)是零。", "注意:梯度是零。"],
+)
+def test_half_width_punctuation_in_chinese_is_reported(msgstr):
+    assert any("full-width" in p for p in zh("The gradient is zero.", msgstr))
+
+
+@pytest.mark.parametrize("msgstr", ["使用PyTorch计算梯度。", "梯度有3个分量。"])
+def test_missing_space_between_chinese_and_latin_is_reported(msgstr):
+    assert any("one space" in p for p in zh("Use PyTorch to compute the gradient.", msgstr))
+
+
+def test_space_before_full_width_punctuation_is_reported():
+    assert any("no space" in p for p in zh("Use PyTorch.", "使用 PyTorch 。"))
+
+
+def test_the_real_glossary_is_read_from_the_docs():
+    terms = catalogs.read_glossary()
+    for term in [
+        "backward",
+        "forward",
+        "gradient",
+        "double backward",
+        "computation graph",
+        "autograd",
+        "tensor",
+        "in-place",
+        "saved tensor",
+        "leaf tensor",
+        "hook",
+        "Jacobian",
+        "Hessian",
+        "vector-Jacobian product",
+    ]:
+        assert term in terms, term
+    assert terms["gradient"] == "梯度" and terms["autograd"] == "自动微分"
+
+
+def test_a_term_inside_a_dotted_name_is_code():
+    assert zh("Extending torch.autograd", "扩展 torch.autograd") == []
+
+
+def test_a_page_that_quotes_a_mistranslation_may_quote_it():
+    assert not any("渐变" in p for p in zh("Never write 渐变.", "不要写渐变。"))
+
+
+def test_the_search_dictionary_holds_whole_glossary_words():
+    words = catalogs.glossary_words()
+    for word in ["反向传播", "计算图", "梯度", "自动微分", "二阶反向传播"]:
+        assert word in words
+
+
+def test_chinese_style_catches_course_for_lesson_italics_and_spaced_brackets():
+    assert any("课程" in p for p in zh("In this lesson, x.", "在本课程中，x。"))
+    assert any("italics" in p for p in zh("A *critic* D.", "一个 *判别器* D。"))
+    assert any("italics" in p for p in zh("A *critic* D.", "一个 _判别器_ D。", "md"))
+    assert zh("A *critic* D.", "一个 **判别器** D。") == []
+    assert zh("A *critic* D.", "一个 **判别器** D。", "md") == []
+    assert any("\\ （" in p for p in zh("``x`` (blue)", "``x`` （蓝色）"))
+    assert zh("``x`` (blue)", "``x``\\ （蓝色）") == []
+    assert zh("`x` (blue)", "`x`（蓝色）", "md") == []
+
+
+def test_code_comments_may_keep_names_and_brackets():
+    """In a comment, ``forward`` and ``(x, exp(x))`` are code, unmarked."""
+    msgid = "returns (x, exp(x)); forward has two inputs"
+    msgstr = "返回 (x, exp(x))；forward 有两个输入"
+    glossary = {"forward": "前向"}
+    assert catalogs.zh_style_problems(msgid, msgstr, "code", glossary) == []
+    assert len(catalogs.zh_style_problems(msgid, msgstr, "rst", glossary)) == 2
+
+
+def test_a_capitalised_term_in_lower_case_is_a_name_in_code():
+    glossary = {"Hessian": "黑塞矩阵"}
+    assert (
+        catalogs.zh_style_problems("jacrev and hessian", "jacrev 和 hessian", "rst", glossary) == []
+    )
+    assert catalogs.zh_style_problems("The Hessian.", "Hessian。", "rst", glossary)

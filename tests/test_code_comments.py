@@ -1,0 +1,52 @@
+"""Unit tests of ext/code_comments.py: a code block's messages are its comments
+and one-line docstrings (never tool comments), and a translation changes only
+those texts, keeping the English wherever it would break the code.
+"""
+
+from __future__ import annotations
+
+CODE = '''\
+class Cube(torch.autograd.Function):
+    """x**3, saving the input."""
+
+    @staticmethod
+    def forward(ctx, x):  # noqa: D102
+        ctx.save_for_backward(x)  # an input: safe to save
+        return x**3
+
+    def backward(ctx, g):
+        """Two lines,
+        left alone."""
+        return g  # the mistake
+'''
+
+
+def test_code_messages_are_comments_and_one_line_docstrings_never_tool_comments():
+    from ext.code_comments import messages
+
+    assert messages(CODE) == ["x**3, saving the input.", "an input: safe to save", "the mistake"]
+    assert messages("x = (") == []  # not Python: nothing to translate
+
+
+def test_translated_code_changes_only_the_texts_it_translates():
+    from ext.code_comments import messages, translate
+
+    table = {"x**3, saving the input.": "x**3，保存输入。", "the mistake": "错误所在"}
+    out = translate(CODE, lambda text: table.get(text, text))
+    assert out == CODE.replace("x**3, saving the input.", "x**3，保存输入。").replace(
+        "# the mistake", "# 错误所在"
+    )
+    # Found again in the translated code, where columns of wide characters
+    # count differently for ast (bytes) and tokenize (characters).
+    assert messages(out) == ["x**3，保存输入。", "an input: safe to save", "错误所在"]
+    assert translate(out, lambda text: text) == out
+
+
+def test_a_translation_that_would_break_the_code_keeps_the_english():
+    from ext.code_comments import translate
+
+    for bad in ["two\nlines", 'closes """ early', "ends in a backslash\\"]:
+        out = translate(CODE, lambda text, bad=bad: bad if text.startswith("x**3") else text)
+        assert '"""x**3, saving the input."""' in out, bad
+    out = translate(CODE, lambda text: "two\nlines" if text == "the mistake" else text)
+    assert "# the mistake" in out

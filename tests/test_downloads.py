@@ -1,0 +1,85 @@
+"""Unit tests of ext/downloads.py: a lesson's download drops what only the
+build needs, names the packages a reader with PyTorch lacks in a note in the
+page's language, and a notebook's roles become Markdown links.
+"""
+
+from __future__ import annotations
+
+LESSON = '''r"""
+.. _lesson-a:
+
+Title
+=====
+
+Intro.
+"""
+
+# %%
+# Text with :func:`~torch.autograd.gradcheck`, see :ref:`lesson-b`.
+
+import numpy as np
+from torchviz import make_dot
+
+# sphinx_gallery_thumbnail_path = '_static/thumbs/a.svg'
+x = 1
+
+# sphinx_gallery_start_ignore
+import runpy
+runpy.run_path("solutions/prove.py")
+# sphinx_gallery_end_ignore
+'''
+
+
+def test_a_download_drops_what_only_the_build_needs():
+    from ext.downloads import reader_script
+
+    script = reader_script(LESSON)
+    assert "sphinx_gallery" not in script and "solutions" not in script and "runpy" not in script
+    assert script.endswith("x = 1\n")
+
+
+def test_a_download_names_what_a_reader_with_pytorch_lacks():
+    from ext.downloads import draws_graphs, requirements
+
+    pins = {"torchviz": "torchviz==0.0.3", "numpy": "numpy==2.4.6"}
+    assert requirements(LESSON, pins) == ["torchviz==0.0.3", "setuptools", "numpy"]
+    assert requirements("import torch\nimport warnings\n", pins) == []
+    assert draws_graphs(LESSON) and not draws_graphs("import numpy\n")
+
+
+def test_the_note_follows_the_docstring_in_the_readers_language():
+    from ext.downloads import insert_note, setup_note
+
+    note = setup_note(["torchviz==0.0.3"], True, lambda msgid: msgid)
+    assert "``pip install torchviz==0.0.3``" in note and "``dot``" in note
+    script = insert_note(LESSON, note)
+    after = script.split('"""\n', 2)[2]
+    assert after.startswith("\n# %%\n# Besides PyTorch")
+    assert all(len(line) <= 79 for line in after.splitlines()[:6])
+    assert "``sudo apt-get install graphviz``" in " ".join(after.splitlines()[:6])
+    chinese = {"x": "本课需要 %s。", "y": "还需要 ``dot``。"}
+    zh = setup_note(["numpy"], True, lambda m: chinese["x" if "%s" in m else "y"])
+    assert zh == "本课需要 ``pip install numpy``。还需要 ``dot``。"
+    assert setup_note([], True, str) == ""
+
+
+def test_a_notebook_turns_roles_into_links():
+    from ext.downloads import Linker
+
+    link = Linker(
+        api={"torch.autograd.gradcheck": "https://docs/gradcheck.html"},
+        labels={"lesson-b": ("lessons/02_b", "lesson-b", "Pattern B")},
+        titles={"summary": "Summary"},
+    )
+    text = "Use :func:`~torch.autograd.gradcheck`, :ref:`lesson-b`, :doc:`/summary`."
+    assert (
+        link(text)
+        == "Use [`gradcheck`](https://docs/gradcheck.html), [Pattern B](02_b.ipynb), Summary."
+    )
+    link.baseurl = "https://example.org/en/"
+    assert "[Summary](https://example.org/en/summary.html)" in link(text)
+    assert "[Pattern B](https://example.org/en/lessons/02_b.html#lesson-b)" in link(text)
+    assert (
+        link(":ref:`the rules <lesson-b>`")
+        == "[the rules](https://example.org/en/lessons/02_b.html#lesson-b)"
+    )
