@@ -11,23 +11,24 @@ below comes with a small Function, and the lesson asserts every claim.
 
 # %%
 # The examples are checked by this helper, which runs
-# :func:`~torch.autograd.gradcheck` and :func:`~torch.autograd.gradgradcheck`
-# in ``float64`` and asserts both.
+# :func:`~torch.autograd.gradcheck` and then
+# :func:`~torch.autograd.gradgradcheck` in ``float64``. Each of them returns
+# ``True`` or raises :exc:`~torch.autograd.gradcheck.GradcheckError`, so a
+# Function that fails either check stops the page.
 
 import torch
 
 # sphinx_gallery_thumbnail_path = "_static/thumbs/06_extending_autograd.svg"
 from torch.autograd import Function, gradcheck, gradgradcheck
+from torch.autograd.gradcheck import GradcheckError
 
 torch.manual_seed(0)
 
 
 def check(fn, *inputs):
-    """Run gradcheck and gradgradcheck on fn; print and assert the results."""
-    first_ok = gradcheck(fn, inputs)
-    second_ok = gradgradcheck(fn, inputs)
-    print("gradcheck:", first_ok, "| gradgradcheck:", second_ok)
-    assert first_ok and second_ok
+    """Raise GradcheckError unless fn passes gradcheck and gradgradcheck."""
+    gradcheck(fn, inputs)
+    gradgradcheck(fn, inputs)
 
 
 def double_input(*shape):
@@ -83,9 +84,13 @@ check(Shift.apply, double_input(3), double_input(3))
 #
 # ``backward`` receives one gradient per output of ``forward`` and returns one
 # value per input, in order: ``None`` for an input that is not a tensor, and
-# optionally for one that needs no gradient. ``ctx.needs_input_grad`` says
-# which gradients are wanted, so ``backward`` can skip the others. A counter
-# shows the skipped work.
+# ``None`` or a gradient, which autograd discards, for a tensor that does not
+# require grad.
+#
+# ``ctx.needs_input_grad`` holds one boolean per input: whether it was a
+# tensor that required grad when ``forward`` ran. ``backward`` tests it to
+# skip the work for an input that will never need a gradient, such as the
+# data or a frozen weight. A counter shows the skipped work.
 
 
 class ScaledProduct(Function):
@@ -122,6 +127,61 @@ assert ScaledProduct.calls == {"grad_x": 1, "grad_w": 0}
 assert torch.equal(x.grad, 0.5 * w)
 x.grad = None
 check(lambda a, b: ScaledProduct.apply(a, b, 0.5), double_input(3), double_input(3))
+
+# Shift returns a gradient for w too, which does not require grad: it is discarded
+(grad_x,) = torch.autograd.grad(Shift.apply(x, w).sum(), x)
+assert torch.equal(grad_x, torch.ones_like(x))
+
+# %%
+# ``needs_input_grad`` does not say which gradients the current call asks
+# for. Here the weight requires grad and :func:`torch.autograd.grad` asks for
+# the gradient of ``x`` alone: ``backward`` still finds ``True`` for the
+# weight, computes its gradient, and autograd throws it away.
+
+weight = torch.tensor([4.0, 5.0, 6.0], dtype=torch.float64, requires_grad=True)
+ScaledProduct.calls.update(grad_x=0, grad_w=0)
+out = ScaledProduct.apply(x, weight, 0.5)
+(grad_x,) = torch.autograd.grad(out.sum(), x)
+print("only x asked for: needs_input_grad:", out.grad_fn.needs_input_grad)
+print("calls:", ScaledProduct.calls)
+assert out.grad_fn.needs_input_grad == (True, True, False)
+assert ScaledProduct.calls == {"grad_x": 1, "grad_w": 1}
+
+# %%
+# A gradient normally has the shape of its input. When it has another shape,
+# autograd sums it down to the input's shape if that shape broadcasts to the
+# gradient's, and raises an error otherwise. The sum is the right gradient for
+# an input that ``forward`` broadcast: ``Shift`` returns a gradient of shape
+# ``(2, 3)`` for a ``shift`` of shape ``(3,)``, and ``shift`` gets the same
+# gradient as in plain PyTorch. ``ColumnSums`` forgets to expand its gradient
+# back to the shape of its input, and is refused.
+
+
+class ColumnSums(Function):
+    """x.sum(0), with a backward that returns a gradient of the wrong shape."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.sum(0)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out  # the bug: the shape of x.sum(0), not of x
+
+
+rows = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+(summed,) = torch.autograd.grad((Shift.apply(rows, shift) ** 2).sum(), shift)
+(plain,) = torch.autograd.grad(((rows + shift) ** 2).sum(), shift)
+print("gradient for shift, shape (3,):", summed)
+try:
+    torch.autograd.grad(ColumnSums.apply(rows).sum(), rows)
+    shape_message = ""
+except RuntimeError as error:
+    shape_message = str(error)
+    print("RuntimeError:", shape_message)
+assert summed.shape == shift.shape and torch.allclose(summed, plain)
+assert "returned an invalid gradient at index 0" in shape_message
+assert "expected shape compatible with [2, 3]" in shape_message
 
 # %%
 # Returning too few values is an error as soon as ``backward`` returns; extra
@@ -240,11 +300,64 @@ assert out.grad_fn.scale == 0.5
 check(lambda t: ScaledSquare.apply(t, 0.5), double_input(3))
 
 # %%
-# Saving does not make a tensor differentiable: an intermediate of
-# ``forward`` is accepted without a warning and still breaks double backward
-# (:ref:`lesson-ctx-mistake`). What saving buys, compared with keeping a
-# tensor as an attribute of ``ctx``, is three things, compared below on an
-# exponential that needs its output:
+# Saving does not make a tensor differentiable. ``save_for_backward`` takes an
+# intermediate of ``forward`` (neither an input nor an output) without a
+# warning, and double backward treats it as a constant: the second derivative
+# misses the intermediate's own derivative. That is harmless only where this
+# derivative is zero, as for a mask or indices;
+# :ref:`lesson 04 <safe-intermediates>` says which intermediates are safe.
+# ``SquareSavesTwoX`` computes :math:`x^2` and saves :math:`2x`: its
+# :func:`~torch.autograd.gradgradcheck` fails. ``ReluSavesMask`` saves the mask
+# ``x > 0`` and passes both checks.
+
+import warnings
+
+
+class SquareSavesTwoX(Function):
+    @staticmethod
+    def forward(ctx, x):
+        two_x = 2 * x
+        ctx.save_for_backward(two_x)  # an intermediate with a derivative: 2
+        return x**2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (two_x,) = ctx.saved_tensors
+        return grad_out * two_x
+
+
+class ReluSavesMask(Function):
+    @staticmethod
+    def forward(ctx, x):
+        mask = x > 0
+        ctx.save_for_backward(mask)  # an intermediate whose derivative is zero
+        return x * mask
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (mask,) = ctx.saved_tensors
+        return grad_out * mask
+
+
+sample = double_input(3)
+with warnings.catch_warnings(record=True) as warned:
+    warnings.simplefilter("always")
+    gradcheck(SquareSavesTwoX.apply, (sample,))
+    try:
+        gradgradcheck(SquareSavesTwoX.apply, (sample,))
+        failure = ""
+    except GradcheckError as error:
+        failure = str(error).splitlines()[0]
+    check(ReluSavesMask.apply, double_input(3))
+print("SquareSavesTwoX: gradgradcheck:", failure)
+print("warnings:", len(warned))
+assert failure.startswith("Jacobian mismatch for output 0 with respect to input 0")
+assert not warned
+
+# %%
+# What saving buys, compared with keeping a tensor as an attribute of
+# ``ctx``, is three things, compared below on an exponential that needs its
+# output:
 #
 # * **saved-tensor hooks** see it. ``torch.autograd.graph.saved_tensors_hooks``
 #   is how PyTorch offloads or compresses saved tensors; here the hook only
@@ -283,7 +396,8 @@ class ExpOnCtx(Function):
 
 
 def what_saving_buys(function):
-    """Hooks see the tensor; an in-place change is caught; it is freed at once."""
+    """Whether a hook sees the tensor, the gradient after an in-place change
+    (None for an error), and whether the output is freed as soon as it is dropped."""
     seen = []
     with torch.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
         function.apply(x)
@@ -291,26 +405,30 @@ def what_saving_buys(function):
     with torch.no_grad():
         out.add_(1.0)  # an in-place change between forward and backward
     try:
-        torch.autograd.grad(out.sum(), x)
-        caught = False
+        (after_change,) = torch.autograd.grad(out.sum(), x)
     except RuntimeError as error:
-        caught = "modified by an inplace operation" in str(error)
+        assert "modified by an inplace operation" in str(error)
+        after_change = None
     gc.disable()  # only reference counting frees memory now
     freed = weakref.ref(function.apply(x))() is None
     gc.enable()
-    return bool(seen), caught, freed
+    return bool(seen), after_change, freed
 
 
-for function in (ExpSaved, ExpOnCtx):
-    hooked, caught, freed = what_saving_buys(function)
+results = {function: what_saving_buys(function) for function in (ExpSaved, ExpOnCtx)}
+for function, (hooked, after_change, freed) in results.items():
+    caught = after_change is None
     print(f"{function.__name__:8}: hook saw it {hooked}, in-place change caught {caught},", end="")
     print(f" freed at once {freed}")
-    assert (hooked, caught, freed) == (function is ExpSaved,) * 3
+assert results[ExpSaved] == (True, None, True)
+hooked, after_change, freed = results[ExpOnCtx]
+assert not hooked and not freed
+assert torch.allclose(after_change, torch.exp(x) + 1)  # the changed values
 check(ExpSaved.apply, double_input(3))
 
 # %%
 # With ``ExpOnCtx``, the in-place change went unnoticed: the gradient was
-# computed from the changed values, silently wrong.
+# computed from the changed values, :math:`e^{x} + 1`, silently wrong.
 #
 # Rule 5: ``mark_dirty`` for an input changed in place
 # ----------------------------------------------------
@@ -338,8 +456,7 @@ class ExpInPlace(Function):
 # %%
 # On a tensor that is not a leaf, the output *is* the input, its ``grad_fn`` is
 # now ``ExpInPlaceBackward``, and the gradient of :math:`e^{2x}` is
-# :math:`2e^{2x}`. :func:`~torch.autograd.gradcheck` passes its inputs as
-# leaves, so it checks the Function on a ``clone()``.
+# :math:`2e^{2x}`.
 
 y = 2 * x
 z = ExpInPlace.apply(y)
@@ -347,7 +464,6 @@ z = ExpInPlace.apply(y)
 print("z is y:", z is y, "| y.grad_fn:", type(y.grad_fn).__name__)
 assert z is y and type(y.grad_fn).__name__ == "ExpInPlaceBackward"
 assert torch.allclose(grad_x, 2 * torch.exp(2 * x))
-check(lambda t: ExpInPlace.apply(t.clone()), double_input(3))
 
 # %%
 # On a leaf that requires grad, autograd refuses: a leaf is where gradients
@@ -365,14 +481,37 @@ assert "a leaf Variable that requires grad has been used" in leaf_message
 assert torch.equal(leaf.detach(), torch.ones(3, dtype=torch.float64))
 
 # %%
+# So :func:`~torch.autograd.gradcheck` checks this Function on a ``clone()``
+# of its input, for two reasons. The inputs it is usually given are leaves
+# that require grad, which autograd refuses, as above. And it calls the
+# Function many times on the same input tensors, once for each finite
+# difference: given a tensor that is not a leaf, every call overwrites the
+# values that the next one reads, and the check fails on numbers that mean
+# nothing. With the clone, each call changes its own copy.
+
+not_leaf = double_input(3) * 1.0
+before = not_leaf.detach().clone()
+try:
+    gradcheck(ExpInPlace.apply, (not_leaf,))
+    no_clone = ""
+except GradcheckError as error:
+    no_clone = str(error).splitlines()[0]
+    print("without a clone:", no_clone)
+assert no_clone.startswith("Jacobian mismatch for output 0 with respect to input 0")
+assert not torch.allclose(not_leaf, before)  # the input was overwritten
+check(lambda t: ExpInPlace.apply(t.clone()), double_input(3))
+
+# %%
 # Rule 6: ``mark_non_differentiable`` for outputs without a gradient
 # ------------------------------------------------------------------
 #
 # A floating-point output such as a mask looks differentiable to autograd: it
 # requires grad, and a loss that uses it sends ``backward`` a gradient that
-# ``backward`` drops, so its gradient is silently zero.
+# this ``backward`` drops, so its gradient is silently zero.
 # ``ctx.mark_non_differentiable`` says so instead: the output does not require
-# grad, and differentiating it is an error.
+# grad, and autograd treats it as a constant. Differentiating a loss made of
+# the mask alone is then an error; in a loss that also uses ``x``, such as
+# ``(mask * x).sum()``, the mask is a constant factor and nothing fails.
 
 
 class ReluWithMask(Function):
@@ -402,6 +541,10 @@ for mark in (False, True):
     print(f"mark={mark}: mask.requires_grad={mask.requires_grad}, its gradient: {result}")
     assert mask.requires_grad is not mark
     assert result == [0.0, 0.0, 0.0] if not mark else "does not require grad" in result
+_, mask = ReluWithMask.apply(signed, True)
+(with_x,) = torch.autograd.grad((mask * signed).sum(), signed)
+print("mark=True: gradient of (mask * x).sum():", with_x.tolist())
+assert torch.equal(with_x, mask)
 check(lambda t: ReluWithMask.apply(t, True)[0], double_input(3))
 
 # %%
@@ -491,12 +634,14 @@ check(lambda t: SinCos.apply(t, False), double_input(3))
 # Rule 8: ``once_differentiable`` when backward has no derivative
 # ---------------------------------------------------------------
 #
-# A ``backward`` that cannot be differentiated should say so by decorating it
-# with
+# A ``backward`` that autograd cannot differentiate, such as one that runs
+# NumPy, should say so by decorating it with
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-# (from ``torch.autograd.function``): a second backward pass that reaches it
-# then raises a clear error. :ref:`lesson-untracked-backward` shows it at work,
-# and where it does not protect you.
+# (from ``torch.autograd.function``). A later backward pass that runs the
+# error node it leaves then raises a clear error;
+# :ref:`lesson 05 <lesson-untracked-backward>` shows when that happens, and
+# when it does not. Never mark a ``backward`` that autograd can differentiate:
+# :ref:`the next lesson <lesson-custom-layer>` shows what the mark breaks.
 #
 # Rule 9: ``forward`` without ``ctx``, plus ``setup_context``
 # -----------------------------------------------------------
@@ -566,11 +711,15 @@ check(Cube.apply, double_input(3))
 #
 # * Only tensors passed directly to ``forward`` are tracked.
 # * ``backward`` returns one value per input of ``forward``; ``None`` for
-#   non-tensors and unwanted gradients. ``ctx.needs_input_grad`` skips work.
+#   non-tensors. ``ctx.needs_input_grad`` says which inputs required grad when
+#   ``forward`` ran, so ``backward`` can skip the gradients of the others. A
+#   gradient of the wrong shape is summed to its input's shape if that shape
+#   broadcasts to it, and refused otherwise.
 # * Never change the incoming gradient in place; it may be shared.
 # * Every tensor that ``backward`` uses goes through
 #   :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`; other
-#   values are attributes of ``ctx``.
+#   values are attributes of ``ctx``. A saved intermediate is still a
+#   constant to double backward.
 # * :meth:`~torch.autograd.function.FunctionCtx.mark_dirty` for an input
 #   changed in place;
 #   :meth:`~torch.autograd.function.FunctionCtx.mark_non_differentiable` for
@@ -578,7 +727,7 @@ check(Cube.apply, double_input(3))
 # * With ``set_materialize_grads(False)``, handle ``None`` for every output,
 #   in every pass.
 # * :func:`~torch.autograd.function.once_differentiable` declares a backward
-#   without a derivative.
+#   that autograd cannot differentiate; never mark one that it can.
 # * ``forward`` without ``ctx``, plus ``setup_context``, for :mod:`torch.func`.
 #
-# Next, :ref:`lesson-custom-layer` puts these rules together in a layer.
+# Next, :ref:`a custom layer <lesson-custom-layer>` puts these rules together.
