@@ -6,8 +6,8 @@ Pattern 2: saving the outputs
 
 Some derivatives are easiest to write with the function's own result: the
 exponential is its own derivative. A Function for it saves its *output*. This
-lesson shows that an output is as safe to save as an input, and cheaper than
-computing the result again.
+lesson shows that an output is as safe to save as an input, and what saving
+it costs.
 """
 
 # %%
@@ -59,16 +59,31 @@ assert saved.grad_fn is out.grad_fn
 assert any(node is out.grad_fn for node, _ in grad_x.grad_fn.next_functions)
 
 # %%
-# Saving the output costs no extra memory
-# ---------------------------------------
+# What saving the output costs
+# ----------------------------
 #
-# The saved tensor shares the output's memory, which the caller usually keeps
-# anyway. Saving ``x`` instead and computing ``torch.exp(x)`` again in
-# ``backward`` would also work, at the cost of a second exponential in every
-# backward pass; :ref:`lesson-saving-intermediates` measures that trade-off.
+# The saved tensor is the output itself, not a copy. But the graph keeps it
+# alive, even after the caller drops ``out``, until the graph is freed: by a
+# backward pass without ``retain_graph=True``, or when nothing refers to the
+# graph any more. Saving ``x`` instead would keep ``x``, which the caller
+# often holds anyway, and cost a second exponential in every backward pass;
+# :ref:`lesson 03 <lesson-saving-intermediates>` measures that trade-off.
 
-print("same memory as the output:", saved.data_ptr() == out.data_ptr())
-assert saved.data_ptr() == out.data_ptr()
+kept = MyExp.apply(x)
+loss = kept.sum()
+node = kept.grad_fn
+no_copy = node.saved_tensors[0].data_ptr() == kept.data_ptr()
+del kept  # the caller drops the output; the graph still holds its values
+held = torch.equal(node.saved_tensors[0], torch.exp(x))
+loss.backward()  # frees the graph, and the saved output with it
+try:
+    node.saved_tensors
+    freed = ""
+except RuntimeError as err:
+    freed = str(err)
+print("no copy:", no_copy, "| held after del:", held, "| freed by backward:", bool(freed))
+assert no_copy and held
+assert "after they have already been freed" in freed
 
 # %%
 # Checks and graph
@@ -97,10 +112,11 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # * Save the output when the derivative is easiest to write with it. It keeps
 #   its ``grad_fn``, so double backward works as for an input.
 # * The second backward pass runs the Function's own ``backward`` again.
-# * Saving the output reuses forward's work and its memory.
+# * Saving the output reuses forward's work without a copy, and keeps the
+#   output alive until the graph is freed.
 #
-# Next, :ref:`lesson-saving-intermediates`: values that are neither inputs nor
-# outputs.
+# Next, :ref:`pattern 3 <lesson-saving-intermediates>`: values that are
+# neither inputs nor outputs.
 
 # %%
 # Exercise
@@ -108,25 +124,55 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 #
 # Write ``Sigmoid``, a Function for the logistic sigmoid
 # :math:`\sigma(x) = 1 / (1 + e^{-x})`, whose derivative
-# :math:`\sigma(x)(1 - \sigma(x))` is easiest written with the output. Then
-# run ``check_sigmoid(Sigmoid)``: it returns without a word when your Function
-# is right and saves its output, and raises an error that says what is wrong
-# otherwise. A solution is below, for when you are done.
+# :math:`\sigma(x)(1 - \sigma(x))` is easiest written with the output. The form
+# is part of the exercise: save the output with ``ctx.save_for_backward`` and
+# keep no tensor on ``ctx``. Then run ``check_sigmoid(Sigmoid)`` (a function
+# that calls your Function works too). It tries a scalar, a vector and a
+# non-contiguous matrix, to first and second order. It returns quietly when
+# your Function is right and saves its output, and otherwise raises an
+# ``AssertionError`` that says what is wrong. A solution is below, for when
+# you are done.
 
 
 def check_sigmoid(function):
-    """Raise unless ``function`` is the sigmoid, saves its output, and has both derivatives."""
-    for shape in [(), (3,), (2, 3)]:
-        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
-        out = function.apply(x)
-        assert out.shape == x.shape and torch.allclose(out, torch.sigmoid(x)), shape
-        saved = out.grad_fn.saved_tensors
-        assert len(saved) == 1 and saved[0].grad_fn is out.grad_fn, "save the output only"
-        assert gradcheck(function.apply, (x,)) and gradgradcheck(function.apply, (x,))
+    """Return quietly if ``function`` is the sigmoid, saves its output, and has both derivatives."""
+    call = getattr(function, "apply", function)  # a Function, or a function
+    double = torch.float64
+    scalar, vector = torch.randn((), dtype=double), torch.randn(3, dtype=double)
+    matrix = torch.randn(3, 2, dtype=double).t()  # not contiguous
+    for x in (scalar, vector, matrix):
+        x.requires_grad_()
+        where = f"on a float64 input of shape {tuple(x.shape)}"
+        try:
+            out = call(x)
+        except Exception as err:
+            raise AssertionError(f"forward fails {where}: {err}") from None
+        if not torch.is_tensor(out) or (out.shape, out.dtype) != (x.shape, x.dtype):
+            got = type(out).__name__
+            if torch.is_tensor(out):
+                got = f"{str(out.dtype)[6:]} of shape {tuple(out.shape)}"
+            raise AssertionError(f"forward returns {got} {where}")
+        if not torch.allclose(out, torch.sigmoid(x)):
+            raise AssertionError(f"forward is not the sigmoid {where}")
+        if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
+            raise AssertionError("the output does not come from a custom Function")
+        kept = [name for name, value in vars(out.grad_fn).items() if torch.is_tensor(value)]
+        if kept:
+            raise AssertionError(f"ctx.{kept[0]} is a tensor: save it with ctx.save_for_backward")
+        for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
+            try:
+                test(call, (x,))
+            except Exception as err:
+                reason = str(err).splitlines()[0].rstrip(",")
+                message = f"the {order} derivative fails {test.__name__} {where}: {reason}"
+                raise AssertionError(message) from None
+        if not any(t.grad_fn is out.grad_fn for t in out.grad_fn.saved_tensors):
+            raise AssertionError("right, but this exercise asks you to save the output")
 
 
 # sphinx_gallery_start_ignore
-# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+# Hidden on the page: the build runs the check on right answers in each form
+# the lessons teach, and on wrong ones (solutions/prove.py).
 import os
 import runpy
 

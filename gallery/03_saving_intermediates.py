@@ -6,9 +6,11 @@ Pattern 3: saving intermediate results
 
 Sometimes ``backward`` needs values that ``forward`` computed on the way,
 neither inputs nor outputs. Autograd did not record how ``forward`` computed
-them, so it cannot differentiate through them. This lesson shows the two
-correct ways to reuse them: return them as extra outputs, or compute them
-again in ``backward``.
+them, so it cannot differentiate through them. That is harmless only for
+values whose derivative is zero, such as a mask: :ref:`lesson 04
+<safe-intermediates>` says which. This lesson shows the two correct ways to
+reuse the others: return them as extra outputs, or compute them again in
+``backward``.
 """
 
 # %%
@@ -95,8 +97,12 @@ assert all(torch.allclose(g, torch.full_like(x, 0.5)) for g in second_pass[1:])
 # The first pass differentiates ``out``, so only ``grad_out`` arrives. The
 # second pass differentiates ``grad_x``, which backward computed from the two
 # saved exponentials, so all of its gradient arrives through them. A backward
-# that drops those two terms keeps the right first derivative and returns a
-# second derivative of zero:
+# that drops those two terms keeps the right first derivative, and here
+# returns a second derivative of zero. Autograd follows every step of it, and
+# through the wrapper it passes ``gradcheck``; ``gradgradcheck`` fails. It is
+# right at the values of the first pass, where the extra gradients are zero,
+# but not as a function of them: the second condition of
+# :ref:`lesson 01 <backward-as-a-function>`.
 
 
 class ForgetfulSinh(MySinh):
@@ -110,8 +116,28 @@ forgetful, _, _ = ForgetfulSinh.apply(x)
 (forgetful_grad,) = torch.autograd.grad(forgetful.sum(), x, create_graph=True)
 (forgetful_second,) = torch.autograd.grad(forgetful_grad.sum(), x)
 print("second derivative, extra gradients dropped:", forgetful_second)
-assert torch.allclose(forgetful_grad, torch.cosh(x))
+assert torch.allclose(forgetful_grad, torch.cosh(x)) and forgetful_grad.grad_fn is not None
 assert torch.equal(forgetful_second, torch.zeros_like(x))
+
+from torch.autograd import gradcheck, gradgradcheck
+from torch.autograd.gradcheck import GradcheckError
+
+
+def forgetful_sinh(x):
+    out, _exp_pos, _exp_neg = ForgetfulSinh.apply(x)
+    return out
+
+
+torch.manual_seed(0)
+inputs = (torch.randn(4, 3, dtype=torch.float64, requires_grad=True),)
+assert gradcheck(forgetful_sinh, inputs)
+try:
+    gradgradcheck(forgetful_sinh, inputs)
+    message = ""
+except GradcheckError as err:
+    message = str(err)
+print("gradcheck passes; gradgradcheck:", message.splitlines()[0])
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 
 # %%
 # The other way: compute them again in backward
@@ -170,10 +196,6 @@ assert "ExpBackward0" not in node_names(grad_x.grad_fn)
 # The checks accept ``MySinh.apply`` with its three outputs too: then they also
 # test the extra terms, as if a user did use the exponentials.
 
-from torch.autograd import gradcheck, gradgradcheck
-
-torch.manual_seed(0)
-inputs = (torch.randn(4, 3, dtype=torch.float64, requires_grad=True),)
 for fn in (my_sinh, MySinh.apply, SinhRecompute.apply):
     assert gradcheck(fn, inputs) and gradgradcheck(fn, inputs)
 print("gradcheck and gradgradcheck pass for all three")
@@ -190,43 +212,79 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # Summary
 # -------
 #
-# * Values computed inside ``forward`` are constants to autograd.
+# * Values computed inside ``forward`` are constants to autograd, which is
+#   right only for those whose derivative is zero.
 # * To reuse them, return them as extra outputs and save those. ``backward``
 #   must then add the gradient of every output, even those the user never
 #   sees: the second pass arrives through exactly those. A wrapper hides them.
-# * Or compute them again in ``backward`` from a saved input: less memory, more
-#   compute.
+# * Or compute them again in ``backward`` from a saved input: here one saved
+#   tensor instead of two, for two more exponentials in every backward pass.
 #
-# Next, :ref:`lesson-ctx-mistake`: what happens when they are kept on ``ctx``
-# instead.
+# Next, :ref:`the mistake <lesson-ctx-mistake>`: what happens when they are
+# kept on ``ctx`` instead.
 
 # %%
 # Exercise
 # --------
 #
 # Write ``XExp``, a Function for :math:`f(x) = x e^{x}`. Its derivative
-# :math:`(1 + x) e^{x}` reuses :math:`e^{x}`, so return :math:`e^{x}` as a
-# second output and save it. Then run ``check_x_exp(XExp)``: it checks both
-# outputs, and both derivatives of the Function used with both outputs and with
-# the main output alone, and returns without a word when your Function is
-# right. A solution is below, for when you are done.
+# :math:`(1 + x) e^{x}` reuses :math:`e^{x}`. The form is part of the
+# exercise: return the pair :math:`(x e^{x}, e^{x})`, in that order, save
+# :math:`e^{x}` as an output, and keep no tensor on ``ctx``. Then run
+# ``check_x_exp(XExp)``. It tries a scalar, a vector and a non-contiguous
+# matrix, and checks both derivatives of the Function used with both outputs
+# and with the first alone. It returns quietly when your Function is right, and
+# otherwise raises an ``AssertionError`` that says what is wrong. A solution
+# is below, for when you are done.
 
 
 def check_x_exp(function):
-    """Raise unless ``function`` returns (x * exp(x), exp(x)) with both derivatives."""
-    for shape in [(), (3,), (2, 3)]:
-        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
-        out, exp = function.apply(x)
-        assert torch.allclose(exp, torch.exp(x)), "the second output is exp(x)"
+    """Return quietly if ``function`` returns (x * exp(x), exp(x)), saves exp(x), and has both
+    derivatives right."""
+    call = getattr(function, "apply", function)  # a Function, or a function
+    double = torch.float64
+    scalar, vector = torch.randn((), dtype=double), torch.randn(3, dtype=double)
+    matrix = torch.randn(3, 2, dtype=double).t()  # not contiguous
+    for x in (scalar, vector, matrix):
+        x.requires_grad_()
+        where = f"on a float64 input of shape {tuple(x.shape)}"
+        try:
+            outs = call(x)
+        except Exception as err:
+            raise AssertionError(f"forward fails {where}: {err}") from None
+        if not isinstance(outs, tuple) or len(outs) != 2:
+            raise AssertionError("forward must return two tensors, (x * exp(x), exp(x))")
+        expected = {"x * exp(x)": x * torch.exp(x), "exp(x)": torch.exp(x)}
+        for got, (name, value) in zip(outs, expected.items()):
+            if not torch.is_tensor(got) or (got.shape, got.dtype) != (x.shape, x.dtype):
+                what = type(got).__name__
+                if torch.is_tensor(got):
+                    what = f"{str(got.dtype)[6:]} of shape {tuple(got.shape)}"
+                raise AssertionError(f"forward returns {what} for {name} {where}")
+            if not torch.allclose(got, value):
+                raise AssertionError(f"forward is not {name} {where}")
+        out, exp = outs
+        if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
+            raise AssertionError("the output does not come from a custom Function")
+        kept = [name for name, value in vars(out.grad_fn).items() if torch.is_tensor(value)]
+        if kept:
+            raise AssertionError(f"ctx.{kept[0]} is a tensor: save it with ctx.save_for_backward")
+        for fn, used in ((call, "both outputs"), (lambda t: call(t)[0], "the first output alone")):
+            for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
+                try:
+                    test(fn, (x,))
+                except Exception as err:
+                    reason = str(err).splitlines()[0].rstrip(",")
+                    message = f"the {order} derivative fails {test.__name__} {where}, with {used}"
+                    raise AssertionError(f"{message}: {reason}") from None
         saved = out.grad_fn.saved_tensors
-        assert any(t.grad_fn is out.grad_fn and torch.equal(t, exp) for t in saved), "save exp(x)"
-        assert out.shape == x.shape and torch.allclose(out, x * torch.exp(x)), shape
-        for fn in (function.apply, lambda t: function.apply(t)[0]):
-            assert gradcheck(fn, (x,)) and gradgradcheck(fn, (x,))
+        if not any(t.grad_fn is out.grad_fn and torch.equal(t, exp) for t in saved):
+            raise AssertionError("right, but this exercise asks you to save exp(x), the output")
 
 
 # sphinx_gallery_start_ignore
-# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+# Hidden on the page: the build runs the check on right answers in each form
+# the lessons teach, and on wrong ones (solutions/prove.py).
 import os
 import runpy
 
