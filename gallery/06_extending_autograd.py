@@ -5,16 +5,16 @@ The rules of extending torch.autograd
 =====================================
 
 Beyond double backward, a custom Function follows a handful of rules that
-decide whether even its first derivative is right, fast and safe. Each rule
-below comes with a small Function, and the lesson asserts every claim.
+decide whether even its first derivative is right, fast and safe. Every rule
+but rule 8 comes with a small Function whose claims the lesson asserts;
+rule 8 links to the lessons that show it.
 """
 
 # %%
 # The examples are checked by this helper, which runs
 # :func:`~torch.autograd.gradcheck` and then
-# :func:`~torch.autograd.gradgradcheck` in ``float64``. Each of them returns
-# ``True`` or raises :exc:`~torch.autograd.gradcheck.GradcheckError`, so a
-# Function that fails either check stops the page.
+# :func:`~torch.autograd.gradgradcheck` in ``float64``: a Function that fails
+# either check stops the page.
 
 import torch
 
@@ -79,13 +79,15 @@ assert torch.equal(found, torch.ones_like(shift))
 check(Shift.apply, double_input(3), double_input(3))
 
 # %%
+# .. _rule-needs-input-grad:
+#
 # Rule 2: one gradient per input, and ``needs_input_grad``
 # --------------------------------------------------------
 #
 # ``backward`` receives one gradient per output of ``forward`` and returns one
-# value per input, in order: ``None`` for an input that is not a tensor, and
-# ``None`` or a gradient, which autograd discards, for a tensor that does not
-# require grad.
+# value per input, in order: ``None`` for an input that is not a tensor; for
+# a tensor that does not require grad, either ``None`` or a gradient, which
+# autograd then discards.
 #
 # ``ctx.needs_input_grad`` holds one boolean per input: whether it was a
 # tensor that required grad when ``forward`` ran. ``backward`` tests it to
@@ -300,15 +302,13 @@ assert out.grad_fn.scale == 0.5
 check(lambda t: ScaledSquare.apply(t, 0.5), double_input(3))
 
 # %%
-# Saving does not make a tensor differentiable. ``save_for_backward`` takes an
-# intermediate of ``forward`` (neither an input nor an output) without a
-# warning, and double backward treats it as a constant: the second derivative
-# misses the intermediate's own derivative. That is harmless only where this
-# derivative is zero, as for a mask or indices;
+# ``save_for_backward`` also takes an intermediate of ``forward`` (neither an
+# input nor an output) without a warning, yet double backward treats it as a
+# constant, which is right only where its derivative is zero:
 # :ref:`lesson 04 <safe-intermediates>` says which intermediates are safe.
-# ``SquareSavesTwoX`` computes :math:`x^2` and saves :math:`2x`: its
-# :func:`~torch.autograd.gradgradcheck` fails. ``ReluSavesMask`` saves the mask
-# ``x > 0`` and passes both checks.
+# ``SquareSavesTwoX`` computes :math:`x^2` and saves :math:`2x`: nothing warns,
+# and :func:`~torch.autograd.gradgradcheck` fails where ``ScaledSquare``, which
+# saves its input, passed.
 
 import warnings
 
@@ -326,19 +326,6 @@ class SquareSavesTwoX(Function):
         return grad_out * two_x
 
 
-class ReluSavesMask(Function):
-    @staticmethod
-    def forward(ctx, x):
-        mask = x > 0
-        ctx.save_for_backward(mask)  # an intermediate whose derivative is zero
-        return x * mask
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (mask,) = ctx.saved_tensors
-        return grad_out * mask
-
-
 sample = double_input(3)
 with warnings.catch_warnings(record=True) as warned:
     warnings.simplefilter("always")
@@ -348,27 +335,31 @@ with warnings.catch_warnings(record=True) as warned:
         failure = ""
     except GradcheckError as error:
         failure = str(error).splitlines()[0]
-    check(ReluSavesMask.apply, double_input(3))
 print("SquareSavesTwoX: gradgradcheck:", failure)
 print("warnings:", len(warned))
 assert failure.startswith("Jacobian mismatch for output 0 with respect to input 0")
 assert not warned
 
 # %%
-# What saving buys, compared with keeping a tensor as an attribute of
-# ``ctx``, is three things, compared below on an exponential that needs its
-# output:
+# Saving, rather than keeping a tensor as an attribute of ``ctx``, buys three
+# things, each shown below on an exponential that needs its output:
 #
 # * **saved-tensor hooks** see it. ``torch.autograd.graph.saved_tensors_hooks``
 #   is how PyTorch offloads or compresses saved tensors; here the hook only
 #   records what it sees;
 # * **the in-place check**: a saved tensor changed in place before
-#   ``backward`` runs is an error, not a wrong gradient;
+#   ``backward`` runs is an error, not a wrong gradient. The check reads a
+#   version counter that PyTorch's in-place operations advance, so a change
+#   made through ``.data`` or through a NumPy array that shares the memory
+#   escapes it; so does any change to a tensor saved while saved-tensor hooks
+#   were active (PyTorch then skips the check, and ``backward`` gets whatever
+#   the hooks return);
 # * **no reference cycle**: an output kept on ``ctx`` points to its own node,
 #   so it lives until Python's garbage collector runs.
 
 import gc
 import weakref
+from contextlib import nullcontext
 
 
 class ExpSaved(Function):
@@ -395,20 +386,32 @@ class ExpOnCtx(Function):
         return grad_out * ctx.result
 
 
+def gradient_after_change(function, through="add_", hooks=False):
+    """The gradient after the output is changed in place (None for an error)."""
+    identity_hooks = torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)
+    with identity_hooks if hooks else nullcontext():
+        out = function.apply(x)
+    with torch.no_grad():  # an in-place change between forward and backward
+        if through == "add_":
+            out.add_(1.0)
+        elif through == ".data":
+            out.data.add_(1.0)
+        else:
+            out.detach().numpy()[:] += 1.0  # NumPy writes to the same memory
+    try:
+        return torch.autograd.grad(out.sum(), x)[0]
+    except RuntimeError as error:
+        assert "modified by an inplace operation" in str(error)
+        return None
+
+
 def what_saving_buys(function):
     """Whether a hook sees the tensor, the gradient after an in-place change
     (None for an error), and whether the output is freed as soon as it is dropped."""
     seen = []
     with torch.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
         function.apply(x)
-    out = function.apply(x)
-    with torch.no_grad():
-        out.add_(1.0)  # an in-place change between forward and backward
-    try:
-        (after_change,) = torch.autograd.grad(out.sum(), x)
-    except RuntimeError as error:
-        assert "modified by an inplace operation" in str(error)
-        after_change = None
+    after_change = gradient_after_change(function)
     gc.disable()  # only reference counting frees memory now
     freed = weakref.ref(function.apply(x))() is None
     gc.enable()
@@ -428,8 +431,21 @@ check(ExpSaved.apply, double_input(3))
 
 # %%
 # With ``ExpOnCtx``, the in-place change went unnoticed: the gradient was
-# computed from the changed values, :math:`e^{x} + 1`, silently wrong.
-#
+# computed from the changed values, :math:`e^{x} + 1`, silently wrong. So is
+# the gradient of ``ExpSaved`` when the change goes through ``.data`` or
+# NumPy, or when the output was saved under hooks, here hooks that return the
+# tensor unchanged.
+
+escaped = {
+    "through .data": gradient_after_change(ExpSaved, through=".data"),
+    "through NumPy": gradient_after_change(ExpSaved, through="numpy"),
+    "by add_ under hooks": gradient_after_change(ExpSaved, hooks=True),
+}
+for how, gradient in escaped.items():
+    print(f"ExpSaved, changed {how}: gradient {gradient}")
+    assert torch.allclose(gradient, torch.exp(x) + 1)
+
+# %%
 # Rule 5: ``mark_dirty`` for an input changed in place
 # ----------------------------------------------------
 #
@@ -437,6 +453,7 @@ check(ExpSaved.apply, double_input(3))
 # autograd with ``ctx.mark_dirty`` and return that same tensor, whose history
 # then moves to this Function. ``ExpInPlace`` replaces its input by
 # :math:`e^{x}` and saves the result, which is both its input and its output.
+# ``ExpInPlaceUnmarked`` makes the same change without the mark.
 
 
 class ExpInPlace(Function):
@@ -453,41 +470,66 @@ class ExpInPlace(Function):
         return grad_out * result
 
 
-# %%
-# On a tensor that is not a leaf, the output *is* the input, its ``grad_fn`` is
-# now ``ExpInPlaceBackward``, and the gradient of :math:`e^{2x}` is
-# :math:`2e^{2x}`.
+class ExpInPlaceUnmarked(ExpInPlace):
+    @staticmethod
+    def forward(ctx, x):
+        x.exp_()  # the same change, not marked
+        ctx.save_for_backward(x)
+        return x
 
-y = 2 * x
-z = ExpInPlace.apply(y)
-(grad_x,) = torch.autograd.grad(z.sum(), x)
-print("z is y:", z is y, "| y.grad_fn:", type(y.grad_fn).__name__)
-assert z is y and type(y.grad_fn).__name__ == "ExpInPlaceBackward"
-assert torch.allclose(grad_x, 2 * torch.exp(2 * x))
 
 # %%
-# On a leaf that requires grad, autograd refuses: a leaf is where gradients
-# end. The check runs after ``forward`` returned, so the leaf is already
-# overwritten (:math:`e^{0} = 1`).
+# On a tensor ``y`` that is not a leaf, with the mark, the output *is* ``y``,
+# whose ``grad_fn`` is now ``ExpInPlaceBackward``, and a loss computed from
+# ``y`` gets the gradient of :math:`e^{2x}`, which is :math:`2e^{2x}`. Without
+# the mark, the output is a new tensor, and ``y`` keeps its old history: it
+# holds :math:`e^{2x}`, yet its gradient is that of :math:`2x`, silently.
 
-leaf = torch.zeros(3, dtype=torch.float64, requires_grad=True)
-try:
-    ExpInPlace.apply(leaf)
-except RuntimeError as error:
-    leaf_message = str(error)
-    print("RuntimeError:", leaf_message)
-print("leaf after the error:", leaf.detach())
-assert "a leaf Variable that requires grad has been used" in leaf_message
-assert torch.equal(leaf.detach(), torch.ones(3, dtype=torch.float64))
+through_y = {}
+for function in (ExpInPlace, ExpInPlaceUnmarked):
+    y = 2 * x
+    z = function.apply(y)
+    (grad_x,) = torch.autograd.grad(y.sum(), x)
+    print(f"{function.__name__:18}: z is y {z is y}, y.grad_fn {type(y.grad_fn).__name__},", end="")
+    print(" gradient through y", grad_x)
+    assert torch.allclose(y, torch.exp(2 * x))  # y holds e^(2x) either way
+    through_y[function] = (z is y, type(y.grad_fn).__name__, grad_x)
+assert through_y[ExpInPlace][:2] == (True, "ExpInPlaceBackward")
+assert torch.allclose(through_y[ExpInPlace][2], 2 * torch.exp(2 * x))
+assert through_y[ExpInPlaceUnmarked][:2] == (False, "MulBackward0")
+assert torch.equal(through_y[ExpInPlaceUnmarked][2], torch.full_like(x, 2.0))
 
 # %%
-# So :func:`~torch.autograd.gradcheck` checks this Function on a ``clone()``
-# of its input, for two reasons. The inputs it is usually given are leaves
-# that require grad, which autograd refuses, as above. And it calls the
-# Function many times on the same input tensors, once for each finite
-# difference: given a tensor that is not a leaf, every call overwrites the
-# values that the next one reads, and the check fails on numbers that mean
-# nothing. With the clone, each call changes its own copy.
+# On a leaf that requires grad, the mark makes autograd refuse: a leaf is
+# where gradients end. The refusal comes with the mark and runs after
+# ``forward`` returned, so the leaf is already overwritten
+# (:math:`e^{0} = 1`). Without the mark, the leaf is overwritten and nothing
+# is said.
+
+leaf_messages = {}
+for function in (ExpInPlace, ExpInPlaceUnmarked):
+    leaf = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    try:
+        function.apply(leaf)
+        leaf_messages[function] = "no error"
+    except RuntimeError as error:
+        leaf_messages[function] = "RuntimeError: " + str(error)
+    print(f"{function.__name__:18}: {leaf_messages[function]}")
+    print(f"{'':18}  leaf after the call: {leaf.detach()}")
+    assert torch.equal(leaf.detach(), torch.ones(3, dtype=torch.float64))
+assert "a leaf Variable that requires grad has been used" in leaf_messages[ExpInPlace]
+assert leaf_messages[ExpInPlaceUnmarked] == "no error"
+
+# %%
+# So the check of ``ExpInPlace`` below clones the input inside the function
+# it passes to :func:`~torch.autograd.gradcheck`, for two reasons. The inputs
+# gradcheck is usually given are leaves that require grad, which the mark
+# refuses. And on a tensor that is not a leaf, neither side of the check
+# means anything: each of its many calls overwrites the values that the next
+# one reads, which spoils the finite differences, and after a call the input
+# *is* the output, so the analytical side differentiates the output with
+# respect to itself and finds the identity. With the clone, each call changes
+# its own copy.
 
 not_leaf = double_input(3) * 1.0
 before = not_leaf.detach().clone()
@@ -495,9 +537,11 @@ try:
     gradcheck(ExpInPlace.apply, (not_leaf,))
     no_clone = ""
 except GradcheckError as error:
-    no_clone = str(error).splitlines()[0]
-    print("without a clone:", no_clone)
+    no_clone = str(error)
+    print("without a clone:", no_clone.splitlines()[0])
+    print("analytical:", no_clone.split("analytical:")[1].strip())
 assert no_clone.startswith("Jacobian mismatch for output 0 with respect to input 0")
+assert "analytical:" + str(torch.eye(3, dtype=torch.float64)) in no_clone
 assert not torch.allclose(not_leaf, before)  # the input was overwritten
 check(lambda t: ExpInPlace.apply(t.clone()), double_input(3))
 
@@ -693,10 +737,13 @@ check(CubeOldStyle.apply, double_input(3))
 
 # %%
 # :func:`torch.func.grad` applied once, twice and three times gives
-# :math:`3x^2 = 12`, :math:`6x = 12` and :math:`6` at :math:`x = 2`.
-# ``vmap`` needs one more thing, a vmap rule: :ref:`lesson-torch-func`.
+# :math:`3x^2 = 12`, :math:`6x = 12` and :math:`6` at :math:`x = 2`. Not every
+# transform takes ``Cube`` as it stands: ``vmap`` needs a vmap rule, ``jvp``
+# needs a ``jvp`` staticmethod, and ``jacfwd`` and ``hessian`` need both, as
+# :ref:`lesson 09 <lesson-torch-func>` shows.
 
 from torch.func import grad as func_grad
+from torch.func import jvp, vmap
 
 first = func_grad(Cube.apply)(two)
 second = func_grad(func_grad(Cube.apply))(two)
@@ -704,6 +751,22 @@ third = func_grad(func_grad(func_grad(Cube.apply)))(two)
 print("new style: derivatives at 2:", first.item(), second.item(), third.item())
 assert (first.item(), second.item(), third.item()) == (12.0, 12.0, 6.0)
 check(Cube.apply, double_input(3))
+
+points = torch.tensor([1.0, 2.0], dtype=torch.float64)
+refusals = {}
+for name, call in (
+    ("vmap", lambda: vmap(Cube.apply)(points)),
+    ("jvp", lambda: jvp(Cube.apply, (points,), (torch.ones_like(points),))),
+):
+    try:
+        call()
+        refusals[name] = ""
+    except (RuntimeError, NotImplementedError) as error:
+        refusals[name] = f"{type(error).__name__}: {str(error).split('. ')[0]}"
+    print(f"{name}: {refusals[name]}")
+assert refusals["vmap"].startswith("RuntimeError") and "vmap support" in refusals["vmap"]
+assert refusals["jvp"].startswith("NotImplementedError")
+assert "implement the jvp function" in refusals["jvp"]
 
 # %%
 # Summary

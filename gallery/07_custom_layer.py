@@ -43,9 +43,8 @@ your own Function.
 # below flattens the batch dimensions into one to compute them.
 #
 # The helper takes ``needs``, which ``backward`` passes from
-# ``ctx.needs_input_grad`` (:ref:`rule 2 <lesson-extending-rules>` of the
-# previous lesson): the gradient of an input that did not require grad when
-# ``forward`` ran is not computed, and is returned as ``None``.
+# ``ctx.needs_input_grad`` (:ref:`rule 2 of lesson 06 <rule-needs-input-grad>`),
+# and returns ``None`` for each gradient it skips.
 
 import torch
 
@@ -70,9 +69,11 @@ def linear_grads(needs, input, weight, bias, grad_out):
 #
 # ``forward`` takes the input, the weight and an optional bias, and saves all
 # three. :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` accepts
-# ``None``, so a missing bias needs no special case. ``backward`` returns one
-# gradient per input of ``forward``; when the bias is missing, its gradient is
-# ``None``. The weight must be a matrix, which ``forward`` asserts.
+# ``None``, so a missing bias needs no special case. ``backward`` always
+# returns three values, the last ``None`` when the bias is missing: called
+# with two arguments, ``forward`` has two inputs, and autograd accepts a
+# ``None`` beyond them (:ref:`rule 2 of lesson 06 <rule-needs-input-grad>`).
+# The weight must be a matrix, which ``forward`` asserts.
 #
 # It is tempting to mark ``backward``
 # :func:`~torch.autograd.function.once_differentiable` as a precaution, while
@@ -102,9 +103,8 @@ class LinearFunction(torch.autograd.Function):
 
 
 # %%
-# In training, the data does not require grad. ``needs_input_grad`` records
-# that, and ``backward`` skips the data's gradient: one matrix product less per
-# step.
+# In training, the data does not require grad, so ``backward`` skips its
+# gradient: one matrix product less per step.
 
 torch.manual_seed(0)
 data = torch.randn(5, 3)
@@ -126,8 +126,8 @@ assert out.grad_fn.needs_input_grad == (False, True, True)
 # ``reset_parameters`` gives the parameters the same starting values as
 # ``nn.Linear``: a Kaiming uniform weight with ``a = sqrt(5)``, and a bias
 # drawn uniformly from :math:`\left( -1/\sqrt{n}, 1/\sqrt{n} \right)`, where
-# :math:`n` is ``in_features``. ``extra_repr`` adds the layer's sizes to the
-# text that ``print(layer)`` shows.
+# :math:`n` is ``in_features`` (a zero bias when :math:`n = 0`). ``extra_repr``
+# adds the layer's sizes to the text that ``print(layer)`` shows.
 
 import math
 
@@ -149,7 +149,7 @@ class Linear(nn.Module):
     def reset_parameters(self):
         nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
-            bound = 1 / math.sqrt(self.in_features)
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
             nn.init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
@@ -168,16 +168,26 @@ print(Linear(3, 2, bias=False))
 # %%
 # Both layers draw their parameters in the same order from the random
 # generator. So with the same seed, our layer starts exactly where
-# ``nn.Linear`` starts.
+# ``nn.Linear`` starts, even with no input features.
 
-torch.manual_seed(1)
-ours = Linear(4, 3)
-torch.manual_seed(1)
-reference = nn.Linear(4, 3)
+import warnings
 
-same = torch.equal(ours.weight, reference.weight) and torch.equal(ours.bias, reference.bias)
-print("same initial parameters as nn.Linear:", same)
-assert same
+
+def same_start(in_features, out_features):
+    torch.manual_seed(1)
+    ours = Linear(in_features, out_features)
+    torch.manual_seed(1)
+    reference = nn.Linear(in_features, out_features)
+    same = torch.equal(ours.weight, reference.weight) and torch.equal(ours.bias, reference.bias)
+    return same, ours
+
+
+same, ours = same_start(4, 3)
+with warnings.catch_warnings():  # both say that filling an empty weight does nothing
+    warnings.filterwarnings("ignore", "Initializing zero-element tensors is a no-op")
+    same_empty, _ = same_start(0, 3)
+print("same initial parameters as nn.Linear:", same, "| with no input features:", same_empty)
+assert same and same_empty
 
 # %%
 # Checking against ``torch.nn.functional.linear``
@@ -212,9 +222,7 @@ for name, g_ours, g_ref in zip(names, grads_ours, grads_ref, strict=True):
 # -----------------------------------
 #
 # :func:`~torch.autograd.gradcheck` checks the hand-written backward for all
-# three inputs at once, with a bias and without. It returns ``True`` or raises
-# :exc:`~torch.autograd.gradcheck.GradcheckError`, so a wrong gradient stops
-# the page here.
+# three inputs at once, with a bias and without.
 
 from torch.autograd import gradcheck, gradgradcheck
 
@@ -225,6 +233,7 @@ b64 = torch.randn(2, dtype=torch.float64, requires_grad=True)
 
 assert gradcheck(LinearFunction.apply, (x64, w64, b64))
 assert gradcheck(LinearFunction.apply, (x64, w64))
+assert len(LinearFunction.apply(x64, w64).grad_fn.needs_input_grad) == 2  # two inputs
 
 # %%
 # Training for a few steps
@@ -232,7 +241,8 @@ assert gradcheck(LinearFunction.apply, (x64, w64))
 #
 # The last test of a layer is whether it learns. We make up a linear map with
 # known weights, generate data from it with a little noise, and fit our layer
-# with plain stochastic gradient descent.
+# by gradient descent, each step on the whole data set (``torch.optim.SGD``
+# given the full batch).
 
 torch.manual_seed(4)
 true_weight = torch.tensor([[2.0, -1.0, 0.5], [0.0, 3.0, -2.0]])
@@ -307,7 +317,7 @@ assert first_line.startswith("Jacobian mismatch for output 0")
 #
 # Below, a small critic ends with the marked ``LinearFunction``. Its loss for
 # one training step is its mean score plus ten times a minimal penalty
-# (:ref:`lesson 10 <lesson-second-derivatives>` trains with the full one),
+# (:ref:`lesson 10 <gradient-penalty>` trains with the full one),
 # and ``loss.backward()`` fills ``w2.grad`` for the last weight ``w2``. The
 # same critic ending with ``F.linear`` is the reference. With the mark, the
 # penalty's gradient for ``w2`` is ``None``, and ``w2.grad`` is the reference's
@@ -393,8 +403,9 @@ assert torch.allclose(dd_penalty, ref_penalty) and torch.allclose(dd_step, ref_s
 # ``backward``. One branch above it is the incoming gradient :math:`g = 2y`
 # (autograd's backward of the square, fed by ``LinearFunctionDDBackward``);
 # the other is the saved input. Every path starts at ``x``, ``w`` or ``b``,
-# so a second backward reaches all three. From the marked ``LinearFunction``,
-# whose ``backward`` ran unrecorded, it reaches none.
+# so a second backward reaches all three. From the gradient of the marked
+# ``LinearFunction``, whose ``backward`` ran unrecorded, a second backward
+# reaches none.
 
 from torchviz import make_dot
 
@@ -424,8 +435,8 @@ make_dot(grad_w_small, params={"x": x_small, "w": w_small, "b": b_small, "grad_w
 # Put as little as possible inside your own Function
 # --------------------------------------------------
 #
-# Every line inside a custom Function is a line whose derivatives you must
-# write and test yourself, for first and for second order. A PyTorch
+# Every line inside a custom Function is a line whose first derivative you
+# must write, and whose first and second derivatives you must test. A PyTorch
 # operation outside it is differentiated by PyTorch's own derivative
 # formulas, which you need neither write nor test. Most of those formulas can
 # be differentiated again, but not all: on the CPU, double backward through
@@ -487,10 +498,9 @@ assert same
 # Summary
 # -------
 #
-# * A Function with several inputs returns one gradient for each, in order.
-#   ``ctx.needs_input_grad`` says which inputs required grad when ``forward``
-#   ran: skip the gradients of the others, and return ``None`` for them and
-#   for a missing bias.
+# * A Function with several inputs returns one gradient for each, in order,
+#   with ``None`` for a missing bias and for each input that
+#   ``ctx.needs_input_grad`` marks ``False``.
 # * Wrap the Function in an ``nn.Module`` with ``nn.Parameter`` objects, a
 #   ``reset_parameters`` method and an ``extra_repr``.
 # * Check it against a reference implementation, with
