@@ -56,6 +56,7 @@ def apply(name, *extra, first=False, clone=False):
 # (lesson, Function) -> (expectation, how to call it, shapes of its tensor inputs)
 TABLE = {
     ("01_saving_inputs", "Square"): (DOUBLE, apply("Square"), UNARY),
+    ("01_saving_inputs", "SquareProbe"): (DOUBLE, apply("SquareProbe"), UNARY),
     ("02_saving_outputs", "MyExp"): (DOUBLE, apply("MyExp"), UNARY),
     ("03_saving_intermediates", "MySinh"): (DOUBLE, apply("MySinh"), UNARY),
     ("03_saving_intermediates", "ForgetfulSinh"): (
@@ -71,22 +72,36 @@ TABLE = {
         UNARY,
     ),
     ("04_intermediates_on_ctx", "SoftplusOnCtx"): (FIRST_ONLY, apply("SoftplusOnCtx"), UNARY),
+    ("04_intermediates_on_ctx", "ReluSavedMask"): (DOUBLE, apply("ReluSavedMask"), UNARY),
+    ("04_intermediates_on_ctx", "MaxSavedIndices"): (DOUBLE, apply("MaxSavedIndices"), UNARY),
     ("05_untracked_backward", "CubeNumpy"): (FIRST_ONLY, apply("CubeNumpy"), UNARY),
     ("05_untracked_backward", "CubeOnce"): (FIRST_ONLY, apply("CubeOnce"), UNARY),
     ("05_untracked_backward", "CubeGrad"): (DOUBLE, apply("CubeGrad"), PAIR),
     ("05_untracked_backward", "Cube"): (DOUBLE, apply("Cube"), UNARY),
     ("06_extending_autograd", "ShiftFromDict"): (DEMO, None, None),
-    ("06_extending_autograd", "Shift"): (DOUBLE, apply("Shift"), PAIR),
-    ("06_extending_autograd", "ScaledProduct"): (DOUBLE, apply("ScaledProduct", 0.5), PAIR),
+    ("06_extending_autograd", "Shift"): (DOUBLE, apply("Shift"), BROADCAST),
+    ("06_extending_autograd", "ScaledProduct"): (
+        DOUBLE,
+        apply("ScaledProduct", 0.5),
+        BROADCAST,
+    ),
+    ("06_extending_autograd", "ColumnSums"): (DEMO, None, None),  # returns the wrong shape
     ("06_extending_autograd", "MissingNone"): (DEMO, None, None),
     ("06_extending_autograd", "ExtraNone"): (DOUBLE, apply("ExtraNone", 2.0), UNARY),
     ("06_extending_autograd", "TwiceInPlace"): (DEMO, None, None),
     ("06_extending_autograd", "Twice"): (DOUBLE, apply("Twice"), UNARY),
     ("06_extending_autograd", "ScaledSquare"): (DOUBLE, apply("ScaledSquare", 3.0), UNARY),
+    ("06_extending_autograd", "SquareSavesTwoX"): (FIRST_ONLY, apply("SquareSavesTwoX"), UNARY),
     ("06_extending_autograd", "ExpSaved"): (DOUBLE, apply("ExpSaved"), UNARY),
     # Correct derivatives, but it keeps its output on ctx (a reference cycle).
     ("06_extending_autograd", "ExpOnCtx"): (DOUBLE, apply("ExpOnCtx"), UNARY),
     ("06_extending_autograd", "ExpInPlace"): (DOUBLE, apply("ExpInPlace", clone=True), UNARY),
+    # Without mark_dirty, its saved input keeps the history of the values before the change.
+    ("06_extending_autograd", "ExpInPlaceUnmarked"): (
+        FIRST_ONLY,
+        apply("ExpInPlaceUnmarked", clone=True),
+        UNARY,
+    ),
     ("06_extending_autograd", "ReluWithMask"): (
         DOUBLE,
         apply("ReluWithMask", True, first=True),
@@ -110,6 +125,8 @@ TABLE = {
         UNARY,
     ),
     ("08_forward_mode", "XSinNumpyBackward"): (FIRST_ONLY, apply("XSinNumpyBackward"), UNARY),
+    # Its backward is right (these checks are reverse mode); its jvp is the lesson's mistake.
+    ("08_forward_mode", "XSinWrongJvp"): (DOUBLE, apply("XSinWrongJvp"), UNARY),
     ("09_torch_func", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
     ("09_torch_func", "TanhNoVmapRule"): (DOUBLE, apply("TanhNoVmapRule"), UNARY),
     ("09_torch_func", "TanhWithJvp"): (DOUBLE, apply("TanhWithJvp"), UNARY),
@@ -135,6 +152,7 @@ TABLE = {
     ("11_diagnosing", "ScaleHalfDetached"): (FIRST_ONLY, apply("ScaleHalfDetached"), BROADCAST),
     ("11_diagnosing", "FixedSoftplusFunction"): (DOUBLE, apply("FixedSoftplusFunction"), UNARY),
     ("11_diagnosing", "TimesTwo"): (DOUBLE, apply("TimesTwo"), UNARY),
+    ("11_diagnosing", "SoftplusOnce"): (FIRST_ONLY, apply("SoftplusOnce"), UNARY),
     ("13_torch_compile", "Softplus"): (DOUBLE, apply("Softplus"), UNARY),
     ("14_cost", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
     ("15_error_index", "Cube"): (DOUBLE, apply("Cube"), UNARY),
@@ -151,7 +169,13 @@ TABLE = {
         apply("CubeForgotSaveForForward"),
         UNARY,
     ),
+    ("15_error_index", "Mean"): (DEMO, None, None),  # its gradient has the output's shape
+    ("15_error_index", "MeanFixed"): (DOUBLE, apply("MeanFixed"), UNARY),
     ("15_error_index", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
+    ("15_error_index", "NumpyCube"): (DOUBLE, apply("NumpyCube"), UNARY),
+    ("15_error_index", "NumpyCubeVmap"): (DOUBLE, apply("NumpyCubeVmap"), UNARY),
+    ("15_error_index", "NumpyCubeBothRules"): (DEMO, None, None),  # vmap refuses it
+    ("15_error_index", "NewCubeJvp"): (DOUBLE, apply("NewCubeJvp"), UNARY),
     ("15_error_index", "CubeDetached"): (FIRST_ONLY, apply("CubeDetached"), UNARY),
 }
 
@@ -162,12 +186,18 @@ SOLUTIONS = {
     ("02_sigmoid", "Sigmoid"): apply("Sigmoid"),
     ("03_x_exp", "XExp"): apply("XExp"),
     ("04_softplus", "Softplus"): apply("Softplus"),
+    ("04_softplus", "SoftplusWithSigmoid"): apply("SoftplusWithSigmoid"),
     ("05_exp_numpy", "ExpNumpy"): apply("ExpNumpy"),
     ("05_exp_numpy", "ExpNumpyGrad"): apply("ExpNumpyGrad"),
 }
 
 # Functions written for one rank of input, which they assert.
-RANK_ONLY = {("11_diagnosing", "LinearFunction"): [(2, 3, 4), (5, 4), (5,)]}
+RANK_ONLY = {
+    ("07_custom_layer", "LinearFunction"): [(3, 4), (4,), (5,)],  # a weight that is a vector
+    ("07_custom_layer", "LinearFunctionDD"): [(3, 4), (4,), (5,)],
+    ("07_custom_layer", "MatMulTransposed"): [(3, 4), (4,)],
+    ("11_diagnosing", "LinearFunction"): [(2, 3, 4), (5, 4), (5,)],
+}
 
 
 @cache
