@@ -9,10 +9,11 @@ Reverse mode, everything so far, computes vector-Jacobian products in
 values and gives a Jacobian-vector product at the end of the forward pass; a
 custom Function takes part only if it has a ``jvp`` staticmethod, and the
 result is right only if that ``jvp`` is. Combined, "forward over reverse"
-gives Hessian-vector products. It runs both derivatives of a Function, and
-either one, if wrong, can spoil the result: it needs a correct ``jvp``, and
-what double backward needs, a ``backward`` that computes a correct
-vector-Jacobian product with operations that autograd can follow.
+gives Hessian-vector products. It runs a Function's ``jvp`` in the forward
+pass and its ``backward`` in the backward pass, and either one, if wrong, can
+spoil the result: it needs a correct ``jvp``, and a ``backward`` that
+computes a correct vector-Jacobian product with operations that forward mode
+can follow.
 """
 
 # %%
@@ -30,10 +31,11 @@ vector-Jacobian product with operations that autograd can follow.
 # it) imports the decompositions that forward mode uses for a few operators
 # with no forward-mode formula of their own, such as the backward of softmax or
 # of layer norm. PyTorch compiles them with ``torch.jit.script``, which warns
-# that it is deprecated. The note is about PyTorch's code, not yours: torch
-# 2.13 makes it a ``DeprecationWarning``, which Python shows only when asked
-# (``python -W default``, pytest), and other releases a ``FutureWarning``,
-# which it always shows. The lessons silence exactly that message.
+# that it is deprecated (on Python 3.14 and later, that it is not supported).
+# The note is about PyTorch's code, not yours. torch 2.13 issues it as a
+# ``DeprecationWarning``, which Python shows only when asked
+# (``python -W default``, pytest). The lessons silence exactly these two
+# messages.
 
 import warnings
 
@@ -47,7 +49,7 @@ x = torch.randn(4, dtype=torch.float64)
 v = torch.randn(4, dtype=torch.float64)
 
 with warnings.catch_warnings(), fwAD.dual_level():
-    warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+    warnings.filterwarnings("ignore", message="`torch.jit.script` is (deprecated|not supported)")
     y, y_tangent = fwAD.unpack_dual(torch.sin(fwAD.make_dual(x, v)))
 print("tangent of sin(x):", y_tangent)
 assert torch.allclose(y_tangent, torch.cos(x) * v)
@@ -137,8 +139,8 @@ assert message == "not enough values to unpack (expected 1, got 0)"
 # %%
 # ``gradcheck(..., check_forward_ad=True)`` tests ``jvp`` against finite
 # differences. ``gradgradcheck(..., check_fwd_over_rev=True)`` runs the
-# Function and its ``backward`` in forward mode and tests the tangent of
-# ``backward``'s result, as the Hessian-vector products below use it;
+# Function and its ``backward`` on dual tensors, with ``create_graph=True`` as
+# double backward does, and tests the tangent of ``backward``'s result;
 # ``check_rev_over_rev=True``, the default, is classic double backward. The
 # first check tests ``jvp``, the second ``backward``; a section below shows
 # that one does not replace the other.
@@ -168,7 +170,8 @@ print("gradcheck (forward AD) and gradgradcheck (forward over reverse) pass")
 # ``XSin.backward``, and forward mode follows its operations as they run, with
 # tangents on both the saved ``x`` and the incoming gradient. Both methods
 # feed :math:`Hv`: ``jvp`` through the tangents of every later value, the
-# incoming gradient included. The test loss is
+# incoming gradient included, and ``backward`` through the tangent of the
+# result it computes from them. The test loss is
 # :math:`L(x) = \sum_i f(Ax)_i^2`, checked against
 # :func:`torch.autograd.functional.hvp`, which uses reverse mode only
 # (:ref:`lesson 10 <lesson-second-derivatives>` computes :math:`Hv` by double
@@ -278,25 +281,53 @@ assert torch.allclose(grad_np, grad)
 assert not torch.allclose(hv_np, hv) and torch.allclose(hv_np, without_f2)
 
 # %%
+# Marking this ``backward``
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+# does not help here: the mark acts only under ``create_graph=True``
+# (:ref:`lesson 05 <lesson-untracked-backward>`), which this product does not
+# use, so the same wrong :math:`Hv` comes out, again without any error.
+
+from torch.autograd.function import once_differentiable
+
+
+class XSinNumpyOnce(XSinNumpyBackward):
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        return XSinNumpyBackward.backward(ctx, grad_out)
+
+
+def loss_once(x):
+    return (XSinNumpyOnce.apply(A @ x) ** 2).sum()
+
+
+_, hv_once = hvp_forward_over_reverse(loss_once, x, v)
+print("H v, marked:        ", hv_once)
+assert torch.equal(hv_once, hv_np)
+
+# %%
 # The forward-over-reverse check of :func:`~torch.autograd.gradgradcheck`
-# finds it, where ``XSin`` passed (``check_undefined_grad`` is switched off
-# because it goes only with ``check_rev_over_rev``). The cure is lesson 05's:
+# finds both, where ``XSin`` passed. ``check_undefined_grad``, which calls
+# ``backward`` with undefined gradients
+# (:ref:`lesson 11 <lesson-diagnosing>`), goes only with
+# ``check_rev_over_rev`` and is switched off with it. The cure is lesson 05's:
 # the NumPy part becomes a second Function. Here that Function is called on
 # dual tensors, so it needs a ``jvp`` of its own.
 
-try:
-    gradgradcheck(
-        XSinNumpyBackward.apply,
-        inputs,
-        check_fwd_over_rev=True,
-        check_rev_over_rev=False,
-        check_undefined_grad=False,
-    )
-    message = ""
-except GradcheckError as error:
-    message = str(error)
-print("gradgradcheck, forward over reverse:", message.splitlines()[0])
-assert message.startswith("Jacobian computed with forward mode mismatch")
+for function in (XSinNumpyBackward, XSinNumpyOnce):
+    try:
+        gradgradcheck(
+            function.apply,
+            inputs,
+            check_fwd_over_rev=True,
+            check_rev_over_rev=False,
+            check_undefined_grad=False,
+        )
+        message = ""
+    except GradcheckError as error:
+        message = str(error)
+    print(f"{function.__name__}, forward over reverse:", message.splitlines()[0])
+    assert message.startswith("Jacobian computed with forward mode mismatch")
 
 # %%
 # Summary
@@ -308,7 +339,8 @@ assert message.startswith("Jacobian computed with forward mode mismatch")
 #   ``forward`` passed to ``ctx.save_for_forward``.
 # * A gradient computed inside a dual level carries :math:`Hv`. Trust it only
 #   if every Function on the way has a correct ``jvp`` and a ``backward`` that
-#   computes a correct vector-Jacobian product with PyTorch operations.
+#   computes a correct vector-Jacobian product with operations that forward
+#   mode can follow; ``once_differentiable`` does not guard it.
 # * Test both: ``gradcheck(..., check_forward_ad=True)`` for the ``jvp`` and
 #   ``gradgradcheck(..., check_fwd_over_rev=True)`` for the ``backward``.
 #

@@ -7,10 +7,10 @@ Beyond: custom Functions under torch.func
 ``torch.func`` transforms functions: ``grad`` into its gradient, ``vmap``
 into a batched version, ``jacrev``, ``jacfwd`` and ``hessian`` into
 derivative matrices. They compose, so ``grad(grad(f))`` is a second
-derivative. Every transform refuses a custom Function whose ``forward`` takes
-``ctx``: it needs the ``setup_context`` style of
-:ref:`rule 9 in lesson 06 <lesson-extending-rules>`. Beyond that, some
-transforms ask for more. This lesson adds those pieces one at a time and
+derivative. These transforms, and ``vjp`` and ``jvp``, refuse a custom
+Function whose ``forward`` takes ``ctx``: they need the ``setup_context``
+style of :ref:`rule 9 in lesson 06 <lesson-extending-rules>`. Beyond that,
+some transforms ask for more. This lesson adds those pieces one at a time and
 checks every result against a formula.
 """
 
@@ -20,9 +20,10 @@ checks every result against a formula.
 #
 # In that style, ``Tanh.setup_context`` saves the output, since
 # :math:`\tanh'(x) = 1 - \tanh(x)^2`. What ``vmap`` adds is a rule for
-# batching the Function. ``generate_vmap_rule = True`` lets ``vmap`` batch it by
-# running its methods under ``vmap`` themselves, which works when they use
-# only PyTorch operations.
+# batching the Function. ``generate_vmap_rule = True`` lets ``vmap`` batch it
+# by running its methods under ``vmap`` themselves, which works when they use
+# only PyTorch operations that ``vmap`` can batch: no NumPy (shown below), no
+# ``.item()``, no ``if`` on a tensor's value.
 
 import warnings
 
@@ -107,8 +108,9 @@ assert torch.allclose(d2, -2 * t * (1 - t**2))
 #    H = A^\top \operatorname{diag}\left( -2 y (1 - y^2) \right) A.
 #
 # ``jacrev(jacrev(L))`` uses reverse mode twice. It calls the Function outside
-# ``vmap`` and batches only the backward pass, so it needs neither a ``jvp``
-# nor a vmap rule: it works for ``TanhNoVmapRule``. ``hessian`` is
+# ``vmap`` and runs only the backward pass under ``vmap``, where the
+# operations of ``backward`` are batched like any others: it needs neither a
+# ``jvp`` nor a vmap rule, and works for ``TanhNoVmapRule``. ``hessian`` is
 # ``jacfwd(jacrev(L))``: its outer ``jacfwd`` runs the inner computation in
 # forward mode (:ref:`lesson 08 <lesson-forward-mode>`), which needs a
 # ``jvp``, and pushes all the directions of a basis through it at once under
@@ -125,7 +127,9 @@ def result_or_error(transform, function):
     try:
         with warnings.catch_warnings():
             # torch.jit.script's deprecation note (lesson 08)
-            warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+            warnings.filterwarnings(
+                "ignore", message="`torch.jit.script` is (deprecated|not supported)"
+            )
             return transform(lambda x: function.apply(A @ x).sum())(x)
     except (NotImplementedError, RuntimeError) as error:
         return f"{type(error).__name__}: {str(error).split('. ')[0]}"
@@ -175,6 +179,45 @@ J = func.jacfwd(TanhWithJvp.apply)(x)
 assert torch.allclose(J, torch.diag(1 - torch.tanh(x) ** 2))
 assert "does not have vmap support" in result_or_error(func.jacfwd, TanhWithJvpNoVmapRule)
 assert "implement the jvp function" in result_or_error(func.jacfwd, Tanh)
+
+# %%
+# A Function that ``backward`` calls is another matter. ``TanhCallsGrad``
+# computes its ``backward`` with a second Function, ``TanhGrad``, as the cure
+# of :ref:`lesson 05 <lesson-untracked-backward>` does. ``jacrev`` then calls
+# ``TanhGrad`` under ``vmap``, so ``TanhGrad`` needs a vmap rule (a
+# hand-written one if it uses NumPy, as the next section shows);
+# ``grad(grad(...))``, which uses no ``vmap``, works without one.
+
+
+class TanhGrad(torch.autograd.Function):
+    """b(g, y) = g (1 - y^2), Tanh's backward as a Function of its own."""
+
+    @staticmethod
+    def forward(grad_out, y):
+        return grad_out * (1 - y * y)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad_out, y = ctx.saved_tensors
+        return grad_grad * (1 - y * y), -2 * grad_grad * grad_out * y
+
+
+class TanhCallsGrad(TanhNoVmapRule):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return TanhGrad.apply(grad_out, y)
+
+
+calls = result_or_error(jacrev_jacrev, TanhCallsGrad)
+print("jacrev(jacrev), backward calls TanhGrad:", calls)
+assert "vmap over TanhGrad," in calls
+t0 = torch.tanh(points[0])
+assert torch.allclose(func.grad(func.grad(TanhCallsGrad.apply))(points[0]), -2 * t0 * (1 - t0**2))
 
 # %%
 # Your own vmap rule
@@ -305,13 +348,16 @@ print("NumpySoftplusGenerated passes too, with a vmap rule that fails")
 # Summary
 # -------
 #
-# * Every :mod:`torch.func` transform needs the ``setup_context`` style
+# * ``grad``, ``vjp``, ``jvp``, ``vmap`` and the transforms built on them need
+#   the ``setup_context`` style
 #   (:ref:`rule 9 in lesson 06 <lesson-extending-rules>`).
 # * ``vmap`` needs a rule: ``generate_vmap_rule = True`` when every method uses
-#   PyTorch operations, or a ``vmap(info, in_dims, *args)`` staticmethod.
+#   PyTorch operations that ``vmap`` can batch, or a
+#   ``vmap(info, in_dims, *args)`` staticmethod.
 # * ``grad(grad(f))`` and ``jacrev(jacrev(f))`` need, beyond that style, only a
-#   correct ``backward`` written with PyTorch operations: no ``jvp``, no vmap
-#   rule (unless they run under ``vmap`` themselves).
+#   correct ``backward``: no ``jvp``, and no vmap rule for the Function unless
+#   they run under ``vmap`` themselves. ``jacrev`` runs ``backward`` under
+#   ``vmap``, though, so a Function that ``backward`` calls needs one.
 # * ``hessian`` and ``jacfwd`` run forward mode under ``vmap``: they need a
 #   ``jvp`` (with ``ctx.save_for_forward``) and a vmap rule.
 # * gradcheck's batched options do not test a vmap rule; compare ``vmap`` with

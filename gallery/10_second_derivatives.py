@@ -19,8 +19,11 @@ derivative.
 # Two smooth activations
 # ----------------------
 #
-# All three uses need an activation with a smooth derivative, so we write two
-# as custom Functions.
+# The physics-informed loss needs an activation with a second derivative that
+# is not zero everywhere: through ReLU, :math:`u''` is zero. A gradient
+# penalty still reaches the weights through ReLU, but a smooth activation
+# brings its own second derivative into all three uses. We write two as
+# custom Functions.
 #
 # ``SmoothReLU`` is the softplus function. Its derivative is the logistic
 # sigmoid :math:`\sigma`:
@@ -42,9 +45,10 @@ derivative.
 # So it saves the output (pattern 2). In both cases ``backward`` computes the
 # exact derivative times the incoming gradient, with differentiable PyTorch
 # operations on a saved input or output, so autograd differentiates it
-# correctly with respect to both (the model of
-# :ref:`lesson 01 <lesson-saving-inputs>`), and the result again at the next
-# order: the third order is checked below.
+# correctly with respect to both the incoming gradient and :math:`x`, which
+# the saved tensor is or depends on (the model of
+# :ref:`lesson 01 <backward-as-a-function>`), and the result again at the
+# next order: the third order is checked below.
 
 import torch
 import torch.nn.functional as F
@@ -275,7 +279,9 @@ def gradient_penalty(critic, real, fake):
 # depends on the weights. Differentiating the penalty with respect to the
 # weights is therefore a second derivative, and it passes through the
 # derivative of ``SmoothReLU.backward``. Every weight matrix gets a nonzero
-# gradient from the penalty alone.
+# gradient from the penalty alone. It would with ``nn.ReLU`` too, whose
+# second derivative is zero: the critic's gradient with respect to its input
+# depends on the weights of the linear layers directly.
 #
 # One parameter gets none: the bias of the last layer. It shifts the critic's
 # score by a constant, so it does not change the critic's gradient with
@@ -291,9 +297,14 @@ for name, grad in zip(names, penalty_grads, strict=True):
     norm = "None" if grad is None else f"{grad.norm():.4f}"
     print(f"{name:9s} gradient norm from the penalty: {norm}")
 
-for name, grad in zip(names, penalty_grads, strict=True):
-    if name.endswith("weight"):
-        assert grad is not None and grad.norm() > 0
+relu_critic = make_critic(nn.ReLU)
+torch.manual_seed(3)
+relu_penalty = gradient_penalty(relu_critic, real, fake)
+relu_grads = torch.autograd.grad(relu_penalty, list(relu_critic.parameters()), allow_unused=True)
+weights = [i for i, name in enumerate(names) if name.endswith("weight")]
+print("with nn.ReLU, weight gradient norms:", [f"{relu_grads[i].norm():.4f}" for i in weights])
+for i in weights:
+    assert penalty_grads[i].norm() > 0 and relu_grads[i].norm() > 0
 assert penalty_grads[names.index("4.bias")] is None
 
 # %%
@@ -413,6 +424,9 @@ def derivatives(net, x):
 u, du, d2u = derivatives(net, points)
 print("u''(x) at the first 4 points:")
 print(d2u[:4, 0].detach())
+d2u_relu = derivatives(make_net(nn.ReLU), points)[2]
+print("u''(x) through ReLU, largest magnitude:", d2u_relu.abs().max().item())
+assert torch.equal(d2u_relu, torch.zeros_like(d2u_relu)) and d2u.abs().max() > 0
 
 # %%
 # Checking the second derivative
@@ -447,10 +461,10 @@ assert torch.allclose(d2u, d2u_numerical, rtol=0, atol=1e-6)
 # the saved output :math:`y`: differentiating it leads back through :math:`y`
 # to the node of ``Tanh``, whose ``backward`` runs again, recorded again.
 #
-# :func:`~torch.autograd.gradgradcheck` tests only two orders. To test the
-# third, apply it to the first derivative of ``Tanh``, written as a function of
-# ``x``: the second derivative of that function is the third derivative of
-# ``Tanh``.
+# :func:`~torch.autograd.gradgradcheck` compares second derivatives. To test
+# the third, apply it to the first derivative of ``Tanh``, written as a
+# function of ``x``: the second derivative of that function is the third
+# derivative of ``Tanh``.
 
 
 def tanh_derivative(x):
@@ -529,9 +543,9 @@ assert final_loss < losses[0] / 10
 #   ``create_graph=True`` followed by a second gradient of :math:`g \cdot v`.
 #   It matched :func:`torch.autograd.functional.hvp` through our custom
 #   ``SmoothReLU``.
-# * A gradient penalty trains the weights through the second derivative of
-#   every layer. The custom activation gave the same penalty gradients as
-#   PyTorch's own softplus.
+# * A gradient penalty trains the weights through the derivative of every
+#   layer's ``backward``. The custom activation gave the same penalty gradients
+#   as PyTorch's own softplus.
 # * A physics-informed loss with :math:`u''` needs the third derivative of the
 #   activation. A ``backward`` that computes the exact derivative with
 #   differentiable PyTorch operations on saved inputs or outputs is

@@ -47,11 +47,10 @@ assert gradcheck(LogCoshDetached.apply, (x,))
 # Reading a gradgradcheck failure
 # -------------------------------
 #
-# :func:`~torch.autograd.gradgradcheck` builds a new function from your
-# backward: it takes the inputs :math:`x` and an output gradient :math:`v`, and
-# returns what ``backward`` returns, :math:`v \, f'(x)`. Then it runs
-# :func:`~torch.autograd.gradcheck` on that function. We pass our own :math:`v`
-# as ``grad_outputs`` (by default it is random).
+# :func:`~torch.autograd.gradgradcheck` checks what ``backward`` returns, here
+# :math:`v \, f'(x)`, as a function of :math:`x` and of an output gradient
+# :math:`v` (:ref:`the model of lesson 01 <backward-as-a-function>`). We pass
+# our own :math:`v` as ``grad_outputs`` (by default it is random).
 
 MISMATCH = "Jacobian mismatch for output 0 with respect to input 0"
 
@@ -72,10 +71,12 @@ assert message.startswith(MISMATCH)
 assert not any(analytical_entries(message))
 
 # %%
-# * **output 0** is the first value ``backward`` returns, the gradient for
-#   ``x``; **input 0** is ``x`` (the output gradients come after the inputs,
-#   so ``input 1`` would be :math:`v`). Both count only the inputs that
-#   require grad. The check stops at the first pair that disagrees.
+# * **output 0** is the first gradient ``backward`` returns that is not
+#   ``None`` and carries a graph (the others are skipped, a blind spot shown
+#   below): here the gradient for ``x``. **input 0** is ``x``: the inputs
+#   that require grad are counted first, then the output gradients that do,
+#   so ``input 1`` is :math:`v`. The check stops at the first pair that
+#   disagrees.
 # * **numerical** is the Jacobian of that result by finite differences, one
 #   row per entry of the input. Here it is diagonal, with :math:`v f''(x)`.
 # * **analytical** is the same Jacobian through the graph that ``backward``
@@ -106,27 +107,29 @@ print("path to x:", torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0])
 assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 
 # %%
-# The same check can fail in two other ways.
-# "Numerical gradient for function expected to be zero" means ``backward``'s
-# result has no graph at all: code outside PyTorch
-# (:ref:`lesson 05 <lesson-untracked-backward>`), a backward run wholly under
-# ``torch.no_grad()``, or one whose result is detached. A
+# Other failures read differently. "Numerical gradient for function expected
+# to be zero" means that no gradient ``backward`` returns has a graph: code
+# outside PyTorch (:ref:`lesson 05 <lesson-untracked-backward>`), a backward
+# run wholly under ``torch.no_grad()``, or results all detached. A
 # "Jacobian mismatch" whose analytical side is *not* zero means ``backward``
 # is tracked but part of it is cut off or wrong; that is what one broken
-# Function inside a model looks like, below.
+# Function inside a model looks like, below. A built-in operator in
+# ``backward`` whose own backward has no derivative raises PyTorch's error
+# instead (:ref:`lesson 15 <error-index-builtins>`).
 #
 # The options that matter
 # -----------------------
 #
 # * ``eps``, ``atol``, ``rtol``: the finite-difference step and the
-#   tolerances. In ``float32``, the default step of ``1e-6`` moves an input
-#   near 1 by only a few units in the last place, so rounding puts the finite
-#   differences off by about a percent, and even a correct square fails.
-#   Here a larger ``eps`` alone (``1e-3``) makes it pass, and the default
-#   tolerances still catch a backward that is half a percent off; loosening
-#   ``atol`` or ``rtol`` instead would admit any error below them. Whether a
-#   step suits ``float32`` depends on the function; in ``float64`` the
-#   defaults work.
+#   tolerances. In ``float32`` a correct Function can fail at the defaults
+#   (:ref:`lesson 01 <lesson-saving-inputs>`). ``Square`` is the easy case:
+#   its central difference is exact at any step, so a larger ``eps`` alone
+#   (``1e-3``) makes it pass, and the default tolerances still catch a
+#   backward that is half a percent off. For the sum of cubes of 50 numbers,
+#   a larger step adds an error of its own (about :math:`\epsilon^2`), and no
+#   step from ``1e-6`` to ``1e-1`` passes at the default tolerances; there,
+#   loosen ``atol`` only as far as a deliberately wrong backward still fails.
+#   In ``float64`` the defaults work for both.
 
 
 class Square(torch.autograd.Function):
@@ -148,25 +151,56 @@ class SquareSlightlyOff(Square):
         return 2.01 * x * grad_out  # half a percent too large
 
 
+class CubeSum(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return (x**3).sum()
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * grad_out
+
+
+class CubeSumSlightlyOff(CubeSum):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3.015 * x**2 * grad_out  # half a percent too large
+
+
 import warnings
 
 
-def correct_and_wrong(x, **options):
-    """gradcheck's verdict on Square and on SquareSlightlyOff."""
-    functions = (Square, SquareSlightlyOff)
-    return [gradcheck(f.apply, (x,), raise_exception=False, **options) for f in functions]
+def correct_and_wrong(functions, x, **options):
+    """gradcheck's verdict on a correct Function and on a slightly wrong one."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Input #0 requires gradient and is not a double")
+        return [gradcheck(f.apply, (x,), raise_exception=False, **options) for f in functions]
 
 
-x32 = torch.randn(4, 3).requires_grad_()
-x64 = x32.detach().double().requires_grad_()
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", "Input #0 requires gradient and is not a double")
-    float32 = {eps: correct_and_wrong(x32, eps=eps) for eps in (1e-6, 1e-3)}
-float64 = correct_and_wrong(x64)
-print("float32, correct and wrong, by eps:", float32)
-print("float64, correct and wrong, defaults:", float64)
-assert float32 == {1e-6: [False, False], 1e-3: [True, False]}
-assert float64 == [True, False]
+def as_float64(x):
+    return x.detach().double().requires_grad_()
+
+
+squares, cubes = (Square, SquareSlightlyOff), (CubeSum, CubeSumSlightlyOff)
+x32, x32_50 = torch.randn(4, 3).requires_grad_(), torch.randn(50).requires_grad_()
+square32 = {eps: correct_and_wrong(squares, x32, eps=eps) for eps in (1e-6, 1e-3)}
+cube32 = {eps: correct_and_wrong(cubes, x32_50, eps=eps) for eps in (1e-6, 1e-4, 1e-3, 1e-2, 1e-1)}
+cube32_loose = correct_and_wrong(cubes, x32_50, eps=1e-2, atol=1e-3)
+float64 = [
+    correct_and_wrong(squares, as_float64(x32)),
+    correct_and_wrong(cubes, as_float64(x32_50)),
+]
+print("float32, square, correct and wrong, by eps:", square32)
+print("float32, cubes, correct and wrong, by eps:", cube32)
+print("float32, cubes, eps=1e-2 and atol=1e-3:", cube32_loose)
+print("float64, both, correct and wrong, defaults:", float64)
+assert square32 == {1e-6: [False, False], 1e-3: [True, False]}
+assert all(verdict == [False, False] for verdict in cube32.values())
+assert cube32_loose == [True, False]
+assert float64 == [[True, False], [True, False]]
 
 # %%
 # * ``fast_mode=True`` compares one random projection of the Jacobians instead
@@ -216,7 +250,8 @@ assert gradcheck(Jittery.apply, (x,), nondet_tol=1e-10)
 #   undefined gradients, which autograd passes as ``None`` after
 #   ``ctx.set_materialize_grads(False)``; no other check does that for a
 #   Function with one output. A ``backward`` that assumes a tensor passes
-#   every other check and fails this one, with its own ``TypeError``.
+#   every other check and fails this one, here with a ``TypeError`` raised by
+#   ``backward`` itself.
 
 
 class TwiceNoMaterialize(torch.autograd.Function):
@@ -249,18 +284,19 @@ assert gradcheck(TwiceNoMaterialize.apply, (x,), check_undefined_grad=False)
 
 
 class LinearFunction(torch.autograd.Function):
-    """x @ weight.T + bias, for a batch of rows x."""
+    """x @ weight.T + bias, for a batch of rows x; bias broadcasts against the result."""
 
     @staticmethod
     def forward(ctx, x, weight, bias):
         assert x.dim() == 2, "LinearFunction takes a batch of rows"
         ctx.save_for_backward(x, weight)
+        ctx.bias_shape = bias.shape
         return x @ weight.T + bias
 
     @staticmethod
     def backward(ctx, grad_out):
         x, weight = ctx.saved_tensors
-        return grad_out @ weight, grad_out.T @ x, grad_out.sum(0)
+        return grad_out @ weight, grad_out.T @ x, grad_out.sum_to_size(ctx.bias_shape)
 
 
 class SoftplusFunction(torch.autograd.Function):
@@ -464,8 +500,8 @@ assert [name for name, ok in connected.items() if not ok] == ["SoftplusFunctionB
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
 # returns results that hang from an ``Error`` node
 # (:ref:`lesson 05 <lesson-untracked-backward>`), and that node hangs from new
-# leaves of its own, detached copies of the results. A walk that stopped at
-# any leaf would pass it.
+# leaves of its own, detached copies of the results. A walk that accepted any
+# leaf would pass it.
 
 from torch.autograd.function import once_differentiable
 
@@ -537,6 +573,47 @@ class TimesTwo(torch.autograd.Function):
 
 assert connected_backwards(TimesTwo.apply(x), x) == {"TimesTwoBackward": False}
 assert gradgradcheck(TimesTwo.apply, (x,))
+
+# %%
+# :func:`~torch.autograd.gradgradcheck` has a blind spot too: it checks only
+# the gradients that have a graph. ``ScaleGradDetached`` detaches the whole
+# gradient for ``x``, and passes both the check and the walk; the check fails
+# ("expected to be zero") only when ``w`` does not require grad, so that no
+# gradient has a graph. A direct test catches it: under
+# ``create_graph=True``, with an output gradient that requires grad, every
+# gradient that ``backward`` returns should require grad too (unless it is
+# zero by design).
+
+
+class ScaleGradDetached(ScaleFunction):
+    @staticmethod
+    def backward(ctx, grad_out):
+        grad_x, grad_weight = ScaleFunction.backward(ctx, grad_out)
+        return grad_x.detach(), grad_weight  # the mistake: detach
+
+
+def gradients_with_graph(function, *inputs):
+    """For each input, does the gradient that backward returns have a graph?"""
+    out = function.apply(*inputs)
+    grad_out = torch.randn_like(out, requires_grad=True)
+    grads = torch.autograd.grad(out, inputs, grad_out, create_graph=True)
+    return [grad.requires_grad for grad in grads]
+
+
+detached = connected_backwards(ScaleGradDetached.apply(x, w_half), (x, w_half))
+try:
+    gradgradcheck(ScaleGradDetached.apply, (x, w_half.detach()))
+    zero_line = ""
+except GradcheckError as error:
+    zero_line = str(error)
+passes = gradgradcheck(ScaleGradDetached.apply, (x, w_half))
+print(detached, "| gradgradcheck:", passes)
+print("gradgradcheck, w not requiring grad:", zero_line)
+print("gradients with a graph:", gradients_with_graph(ScaleGradDetached, x, w_half))
+assert detached == {"ScaleGradDetachedBackward": True} and passes
+assert zero_line == "Numerical gradient for function expected to be zero"
+assert gradients_with_graph(ScaleFunction, x, w_half) == [True, True]
+assert gradients_with_graph(ScaleGradDetached, x, w_half) == [False, True]
 
 # %%
 # One more clue: the tensors that ``forward`` kept as attributes of ``ctx``
@@ -617,21 +694,22 @@ make_dot((grad_x, x, out), params=labels)
 # Summary
 # -------
 #
-# * In a :func:`~torch.autograd.gradgradcheck` message, "output" is a gradient
-#   that ``backward`` returns and "input" an input of your Function, both
-#   counted among the inputs that require grad (the output gradients come
-#   after). An all-zero analytical side means a cut: ``.detach()``, ``ctx``
-#   attributes, ``torch.no_grad()``,
+# * In a :func:`~torch.autograd.gradgradcheck` message, "output" counts the
+#   gradients that ``backward`` returns with a graph, and "input" the inputs
+#   that require grad, then the output gradients. An all-zero analytical side
+#   means a cut: ``.detach()``, ``ctx`` attributes, ``torch.no_grad()``,
 #   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`.
-# * Test in ``float64``; in ``float32``, a larger ``eps``, never looser
-#   ``atol``/``rtol``. Use ``fast_mode`` for large inputs, ``nondet_tol`` for
-#   nondeterministic backwards; ``check_undefined_grad`` is what tests
-#   ``None`` gradients.
+# * Test in ``float64``. In ``float32``, try a larger ``eps`` first, and
+#   loosen ``atol`` or ``rtol`` only as far as a deliberately wrong
+#   ``backward`` still fails. Use ``fast_mode`` for large inputs,
+#   ``nondet_tol`` for nondeterministic backwards; ``check_undefined_grad`` is
+#   what tests ``None`` gradients.
 # * In a model, check each module with its parameters, or walk the graph with
 #   hooks on the custom nodes, counting only the leaves of the forward pass.
-#   Confirm every suspect with :func:`~torch.autograd.gradgradcheck`, and do
-#   not trust a clean walk.
+#   Confirm every suspect with :func:`~torch.autograd.gradgradcheck`, check
+#   that every gradient ``backward`` returns has a graph, and do not trust a
+#   clean walk.
 #
 # For the uses that make this worth the effort, see
 # :ref:`lesson 10 <lesson-second-derivatives>`; for every pattern on one page,
-# the :doc:`/summary`.
+# :doc:`the summary </summary>`.
