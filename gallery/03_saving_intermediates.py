@@ -33,8 +33,9 @@ reuse the others: return them as extra outputs, or compute them again in
 #    \bar{x} = \bar{s} \cosh(x) + \bar{e}_{+} e^{x} - \bar{e}_{-} e^{-x}
 #
 # where :math:`\bar{s}`, :math:`\bar{e}_{+}` and :math:`\bar{e}_{-}` are the
-# incoming gradients. An output that nothing used gets zeros, so the sum needs
-# no special case.
+# incoming gradients. An output that nothing used gets zeros (by default;
+# :ref:`lesson 06 <lesson-extending-rules>` shows how to get ``None``
+# instead), so the sum needs no special case.
 
 import torch
 
@@ -147,9 +148,7 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 # exponentials again. Those operations are recorded like any other, so double
 # backward works with no extra outputs. The trade-off: it saves only the
 # input, which the caller usually keeps anyway, instead of two new tensors, and
-# runs two more exponentials in every backward pass. ``node_names`` walks a
-# gradient's graph; the recomputed exponentials show up there as
-# ``ExpBackward0``.
+# runs two more exponentials in every backward pass.
 
 
 class SinhRecompute(torch.autograd.Function):
@@ -164,14 +163,21 @@ class SinhRecompute(torch.autograd.Function):
         return grad_out * (torch.exp(x) + torch.exp(-x)) / 2
 
 
-def node_names(node):
-    """The class names of every node in the graph below ``node``."""
-    if node is None:
-        return set()
-    found = {type(node).__name__}
-    for next_node, _ in node.next_functions:
-        found |= node_names(next_node)
-    return found
+from collections import Counter
+
+from torch.utils._python_dispatch import TorchDispatchMode
+
+
+class CountOps(TorchDispatchMode):
+    """Counts each ATen operation that runs, by name."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops[func.overloadpacket.__name__] += 1
+        return func(*args, **(kwargs or {}))
 
 
 again = SinhRecompute.apply(x)
@@ -179,15 +185,19 @@ again = SinhRecompute.apply(x)
 (again_second,) = torch.autograd.grad(again_grad.sum(), x)
 assert torch.allclose(again_second, torch.sinh(x))
 
-for name, y, g in (("extra outputs", out, grad_x), ("recompute", again, again_grad)):
+exps = {}
+for name, y in (("extra outputs", out), ("recompute", again)):
+    loss = y.sum()
+    for create_graph in (False, True):
+        with CountOps() as counter:
+            torch.autograd.grad(loss, x, retain_graph=True, create_graph=create_graph)
+        exps[name, create_graph] = counter.ops["exp"]
     saved_bytes = sum(t.nbytes for t in y.grad_fn.saved_tensors)
-    recomputed = "ExpBackward0" in node_names(g.grad_fn)
-    print(f"{name:13}: {saved_bytes} bytes saved, exp in backward: {recomputed}")
+    print(f"{name:13}: {saved_bytes} bytes saved, exp per backward pass: {exps[name, False]}")
 
 assert sum(t.nbytes for t in out.grad_fn.saved_tensors) == 2 * x.nbytes
 assert sum(t.nbytes for t in again.grad_fn.saved_tensors) == x.nbytes
-assert "ExpBackward0" in node_names(again_grad.grad_fn)
-assert "ExpBackward0" not in node_names(grad_x.grad_fn)
+assert exps == {(n, c): 2 if n == "recompute" else 0 for n, c in exps}
 
 # %%
 # Checks and graph
@@ -212,11 +222,12 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # Summary
 # -------
 #
-# * Values computed inside ``forward`` are constants to autograd, which is
-#   right only for those whose derivative is zero.
+# * Values computed inside ``forward`` and not returned are constants to
+#   autograd, which is right only for those whose derivative is zero.
 # * To reuse them, return them as extra outputs and save those. ``backward``
-#   must then add the gradient of every output, even those the user never
-#   sees: the second pass arrives through exactly those. A wrapper hides them.
+#   must then add the contribution of every output's gradient, even for those
+#   the user never sees: the part of the second derivative that flows through
+#   them arrives there (here, all of it). A wrapper hides them.
 # * Or compute them again in ``backward`` from a saved input: here one saved
 #   tensor instead of two, for two more exponentials in every backward pass.
 #
@@ -235,7 +246,26 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # matrix, and checks both derivatives of the Function used with both outputs
 # and with the first alone. It returns quietly when your Function is right, and
 # otherwise raises an ``AssertionError`` that says what is wrong. A solution
-# is below, for when you are done.
+# follows on the page (and as a separate download).
+
+
+def holds_tensor(value):
+    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(holds_tensor(item) for item in value)
+    return torch.is_tensor(value)
+
+
+def changes_grad_out(call, x):
+    """Whether backward writes into the gradients it receives."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    grads = [torch.rand_like(out) for out in outs]
+    before = [grad.clone() for grad in grads]
+    torch.autograd.grad(outs, x, grads)
+    return not all(map(torch.equal, grads, before))
 
 
 def check_x_exp(function):
@@ -266,15 +296,20 @@ def check_x_exp(function):
         out, exp = outs
         if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
             raise AssertionError("the output does not come from a custom Function")
-        kept = [name for name, value in vars(out.grad_fn).items() if torch.is_tensor(value)]
+        kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
-            raise AssertionError(f"ctx.{kept[0]} is a tensor: save it with ctx.save_for_backward")
+            message = f"ctx.{kept[0]} holds a tensor"
+            raise AssertionError(f"{message}: save it with ctx.save_for_backward")
         for fn, used in ((call, "both outputs"), (lambda t: call(t)[0], "the first output alone")):
             for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
+                if test is gradgradcheck and changes_grad_out(fn, x):
+                    raise AssertionError("backward changes grad_out in place: compute a new tensor")
                 try:
                     test(fn, (x,))
                 except Exception as err:
                     reason = str(err).splitlines()[0].rstrip(",")
+                    if "with respect to input" in reason and order == "second":
+                        reason += " (input 0 is x, the others are the incoming gradients)"
                     message = f"the {order} derivative fails {test.__name__} {where}, with {used}"
                     raise AssertionError(f"{message}: {reason}") from None
         saved = out.grad_fn.saved_tensors

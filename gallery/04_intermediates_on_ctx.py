@@ -7,9 +7,8 @@ The mistake: intermediates kept on ctx
 There is a shorter way to write the sinh of the previous lesson: keep the two
 exponentials as attributes of ``ctx``. The first derivative is right,
 ``gradcheck`` passes, and PyTorch does not warn. The second derivative is
-wrong. This lesson runs the mistake live: which check catches it, what its
-message says, what a wrong second derivative looks like in real code, and
-which intermediates are safe to save all the same.
+wrong. This lesson runs the mistake live, shows what it does in real code,
+and which intermediates are safe to save all the same.
 """
 
 # %%
@@ -59,9 +58,8 @@ assert torch.allclose(grad_x, torch.cosh(x)) and first_ok and not caught
 # -------------------
 #
 # :func:`~torch.autograd.gradgradcheck` raises
-# :exc:`~torch.autograd.gradcheck.GradcheckError`, a subclass of
-# ``RuntimeError`` that the module ``torch.autograd.gradcheck`` defines. Output
-# gradients of ones (``grad_outputs``) keep the numbers easy to read.
+# :exc:`~torch.autograd.gradcheck.GradcheckError`. Output gradients of ones
+# (``grad_outputs``) keep the numbers easy to read.
 
 ones = torch.ones(3, dtype=torch.float64, requires_grad=True)
 try:
@@ -107,9 +105,10 @@ assert "does not require grad and does not have a grad_fn" in error
 # In real code: a silently wrong second derivative
 # ------------------------------------------------
 #
-# Inside a larger computation the incoming gradient can depend on ``x``;
-# then ``grad_x`` has a graph and the second derivative comes out, wrong.
-# Take :math:`L = \frac{1}{2} \sum \sinh(x)^2`, whose incoming gradient is
+# A second pass raises only if ``grad_x``'s graph does not reach what it
+# differentiates for. When the incoming gradient, or the Function's input,
+# depends on that, the second derivative comes out wrong. Take
+# :math:`L = \frac{1}{2} \sum \sinh(x)^2`, whose incoming gradient is
 # :math:`\sinh(x)`:
 #
 # .. math::
@@ -137,11 +136,30 @@ assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 # %%
 # No error, no warning: the term :math:`\sinh(x)^2`, which comes from
 # differentiating :math:`\cosh(x)` inside ``backward``, is missing. At
-# :math:`x = 0` it is zero, so that entry is even right. PyTorch's own tracker
-# describes this trap in `pytorch/pytorch#58509
-# <https://github.com/pytorch/pytorch/issues/58509>`__ and `#76185
-# <https://github.com/pytorch/pytorch/issues/76185>`__.
+# :math:`x = 0` it is zero, so that entry is even right.
 #
+# In a :ref:`gradient penalty <gradient-penalty>`, the incoming gradient is
+# the ones from ``sum``, but the input of :math:`\sinh(w x)` depends on the
+# weight ``w``, for which the gradient with respect to ``x`` is differentiated
+# again: silently wrong too. PyTorch's own tracker describes this trap in
+# `pytorch/pytorch#58509 <https://github.com/pytorch/pytorch/issues/58509>`__
+# and `#76185 <https://github.com/pytorch/pytorch/issues/76185>`__.
+
+w = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+
+
+def penalty_grad(sinh):
+    (grad,) = torch.autograd.grad(sinh(w * x).sum(), x, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), w)[0]
+
+
+on_ctx, reference = penalty_grad(SinhOnCtx.apply), penalty_grad(torch.sinh)
+print("penalty's gradient for w, SinhOnCtx:", on_ctx, "| torch.sinh:", reference)
+cosh, sinh = torch.cosh(w * x).detach(), torch.sinh(w * x).detach()
+assert torch.allclose(reference, (2 * w * cosh**2 + 2 * w**2 * cosh * sinh * x).sum())
+assert torch.allclose(on_ctx, (2 * w * cosh**2).sum())  # cosh(w x) held constant
+
+# %%
 # The graph: grad_x is cut off from x
 # -----------------------------------
 #
@@ -257,8 +275,9 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 #   constants to autograd.
 # * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
 #   :func:`~torch.autograd.gradgradcheck` fails.
-# * When the incoming gradient depends on the input, the second derivative
-#   is silently wrong.
+# * A second pass raises an error only if ``grad_x``'s graph does not reach
+#   what it differentiates for; otherwise, as in a gradient penalty, the
+#   result is silently wrong.
 # * The fix is :ref:`pattern 3 <lesson-saving-intermediates>`: return them as
 #   outputs, or compute them again in ``backward``. Only an intermediate whose
 #   derivative is zero, such as a mask or indices, is safe to save as it is.
@@ -279,7 +298,7 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 # It tries a scalar, a vector and a non-contiguous matrix, to first and second
 # order. It returns quietly when the softplus is right and keeps no tensor on
 # ``ctx``, and otherwise raises an ``AssertionError`` that says what is wrong.
-# A solution is below, for when you are done.
+# A solution follows on the page (and as a separate download).
 
 
 class SoftplusOnCtx(torch.autograd.Function):
@@ -293,8 +312,27 @@ class SoftplusOnCtx(torch.autograd.Function):
         return grad_out * ctx.sigmoid
 
 
+def holds_tensor(value):
+    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(holds_tensor(item) for item in value)
+    return torch.is_tensor(value)
+
+
+def changes_grad_out(call, x):
+    """Whether backward writes into the gradients it receives."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    grads = [torch.rand_like(out) for out in outs]
+    before = [grad.clone() for grad in grads]
+    torch.autograd.grad(outs, x, grads)
+    return not all(map(torch.equal, grads, before))
+
+
 def check_softplus(function):
-    """Return quietly if ``function`` is softplus, with both derivatives and no tensor on ctx.
+    """Return quietly if ``function`` is softplus, with both derivatives right, no tensor on ctx.
 
     ``function`` is a Function, or a function that calls one; it returns the
     softplus, or a tuple whose first element is the softplus.
@@ -320,9 +358,9 @@ def check_softplus(function):
             raise AssertionError(f"forward is not the softplus {where}")
         if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
             raise AssertionError("the output does not come from a custom Function")
-        kept = [name for name, value in vars(out.grad_fn).items() if torch.is_tensor(value)]
+        kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
-            message = f"ctx.{kept[0]} is a tensor: keep no tensor on ctx"
+            message = f"ctx.{kept[0]} holds a tensor: keep no tensor on ctx"
             raise AssertionError(f"{message} (lesson 03 shows two fixes)")
         uses = [(call, "")]
         if isinstance(outs, tuple):
@@ -332,10 +370,14 @@ def check_softplus(function):
             ]
         for fn, used in uses:
             for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
+                if test is gradgradcheck and changes_grad_out(fn, x):
+                    raise AssertionError("backward changes grad_out in place: compute a new tensor")
                 try:
                     test(fn, (x,))
                 except Exception as err:
                     reason = str(err).splitlines()[0].rstrip(",")
+                    if "with respect to input" in reason and order == "second":
+                        reason += " (input 0 is x, the others are the incoming gradients)"
                     message = f"the {order} derivative fails {test.__name__} {where}{used}"
                     raise AssertionError(f"{message}: {reason}") from None
 

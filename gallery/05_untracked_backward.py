@@ -97,11 +97,10 @@ assert torch.equal(wrong, torch.full_like(x, 2.0))
 # ----------------------------------------------------------
 #
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-# (from ``torch.autograd.function``) declares that ``backward`` has no
-# derivative. It runs ``backward`` with grad mode off. Then, if grad mode is on
+# declares that ``backward`` has no derivative. It runs ``backward`` with grad mode off. Then, if grad mode is on
 # (``create_graph=True``) and an incoming gradient requires grad, it returns
-# detached copies of the results, attached to an error node that raises when
-# a backward pass runs it.
+# detached aliases of the results (new tensors that share their memory),
+# attached to an error node that raises when a backward pass runs it.
 
 from torch.autograd.function import once_differentiable
 
@@ -111,6 +110,14 @@ class CubeOnce(CubeNumpy):
     @once_differentiable
     def backward(ctx, grad_out):
         return CubeNumpy.backward(ctx, grad_out)
+
+
+# what the mark returns when grad mode is on: an alias, on an error node
+identity = once_differentiable(lambda ctx, grad_out: grad_out)
+incoming = torch.ones(3, requires_grad=True)
+alias = identity(None, incoming)
+assert alias is not incoming and alias.data_ptr() == incoming.data_ptr()
+assert type(alias.grad_fn).__name__ == "Error"
 
 
 def penalty(cube):
@@ -126,7 +133,7 @@ def penalty(cube):
 #    the error node too: the clear error.
 # 2. With explicit inputs (:func:`torch.autograd.grad`, or
 #    ``.backward(inputs=...)``), autograd runs only the nodes on paths to
-#    them. The error node hangs off the detached copies, not off ``x``, so it
+#    them. The error node hangs off those aliases, not off ``x``, so it
 #    never runs. If nothing else leads to ``x``,
 #    :func:`torch.autograd.grad` raises a generic error (or returns ``None``
 #    with ``allow_unused=True``), and ``.backward(inputs=...)`` leaves
@@ -263,8 +270,8 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 #   silently wrong.
 # * :func:`~torch.autograd.function.once_differentiable` raises its clear
 #   error only when a backward pass runs its error node. With explicit
-#   inputs, or a constant incoming gradient, the result is a generic error,
-#   ``None``, or silently wrong. Rely on
+#   inputs, or an incoming gradient that does not require grad, the result is
+#   a generic error, ``None``, or silently wrong. Rely on
 #   :func:`~torch.autograd.gradgradcheck`.
 # * The cure is a second Function for the backward, with a hand-written
 #   backward of its own, for both of its inputs, in PyTorch operations.
@@ -281,13 +288,32 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # of a second Function, as ``Cube``'s does, and no tensor is kept on ``ctx``.
 # Then run ``check_exp_numpy(ExpNumpy)`` (a function that calls your Function
 # works too). It tries a scalar, a vector and a non-contiguous matrix, to
-# first and second order. It returns quietly when your Function is right, and
-# otherwise raises an ``AssertionError`` that says what is wrong. A solution
-# is below, for when you are done.
+# first, second and third order. It returns quietly when your Function is
+# right, and otherwise raises an ``AssertionError`` that says what is wrong. A
+# solution follows on the page (and as a separate download).
+
+
+def holds_tensor(value):
+    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(holds_tensor(item) for item in value)
+    return torch.is_tensor(value)
+
+
+def changes_grad_out(call, x):
+    """Whether backward writes into the gradients it receives."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    grads = [torch.rand_like(out) for out in outs]
+    before = [grad.clone() for grad in grads]
+    torch.autograd.grad(outs, x, grads)
+    return not all(map(torch.equal, grads, before))
 
 
 def check_exp_numpy(function):
-    """Return quietly if ``function`` is exp, with both derivatives right and a backward that
+    """Return quietly if ``function`` is exp, with three derivatives right and a backward that
     returns the result of a second Function."""
     call = getattr(function, "apply", function)  # a Function, or a function
     custom_node = torch.autograd.function.BackwardCFunction
@@ -310,22 +336,39 @@ def check_exp_numpy(function):
             raise AssertionError(f"forward is not exp(x) {where}")
         if not isinstance(out.grad_fn, custom_node):
             raise AssertionError("the output does not come from a custom Function")
-        kept = [name for name, value in vars(out.grad_fn).items() if torch.is_tensor(value)]
+        kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
-            raise AssertionError(f"ctx.{kept[0]} is a tensor: save it with ctx.save_for_backward")
+            message = f"ctx.{kept[0]} holds a tensor"
+            raise AssertionError(f"{message}: save it with ctx.save_for_backward")
         for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
+            if test is gradgradcheck and changes_grad_out(call, x):
+                raise AssertionError("backward changes grad_out in place: compute a new tensor")
             try:
                 test(call, (x,))
             except Exception as err:
                 reason = str(err).splitlines()[0].rstrip(",")
+                if "with respect to input" in reason and order == "second":
+                    reason += " (input 0 is x, the others are the incoming gradients)"
                 message = f"the {order} derivative fails {test.__name__} {where}: {reason}"
                 raise AssertionError(message) from None
         (grad,) = torch.autograd.grad(call(x).sum(), x, create_graph=True)
         if not isinstance(grad.grad_fn, custom_node):
             raise AssertionError("right, but backward must return the result of a second Function")
-        kept = [name for name, value in vars(grad.grad_fn).items() if torch.is_tensor(value)]
+        kept = [name for name, value in vars(grad.grad_fn).items() if holds_tensor(value)]
         if kept:
-            raise AssertionError(f"ctx.{kept[0]} is a tensor, in the second Function")
+            raise AssertionError(f"ctx.{kept[0]} holds a tensor, in the second Function")
+
+        # third order: b(x, g), the gradient for any g, differentiated twice
+        def b(x, g):
+            return torch.autograd.grad(call(x), x, g, create_graph=True)[0]
+
+        try:
+            gradgradcheck(b, (x, torch.randn_like(x, requires_grad=True)))
+        except Exception as err:
+            reason = str(err).splitlines()[0].rstrip(",")
+            message = f"the third derivative fails gradgradcheck {where}: {reason}"
+            hint = "the second Function's backward must be differentiable too"
+            raise AssertionError(f"{message}; {hint}") from None
 
 
 # sphinx_gallery_start_ignore

@@ -30,7 +30,8 @@ PAIR = [[(), ()], [(5,), (5,)], [(2, 3, 4), (2, 3, 4)]]
 BROADCAST = [[(), ()], [(3, 4), (4,)], [(2, 3, 4), (4,)]]  # a weight shared by leading dims
 LINEAR = [[(4,), (5, 4), (5,)], [(3, 4), (5, 4), (5,)], [(2, 3, 4), (5, 4), (5,)]]
 MATMUL = [s[:2] for s in LINEAR]
-LINEAR_ROWS = [[(1, 4), (5, 4), (5,)], [(3, 4), (5, 4), (5,)], [(7, 4), (2, 4), (2,)]]
+# Rows of x, a weight, and a bias that broadcasts against the result.
+LINEAR_ROWS = [[(1, 4), (5, 4), (5,)], [(3, 4), (5, 4), (1, 5)], [(7, 4), (2, 4), ()]]
 
 DOUBLE, FIRST_ONLY = "double backward", "first derivative only"
 WRONG, DEMO = "wrong first derivative", "demonstrates an API error"
@@ -85,7 +86,7 @@ TABLE = {
         apply("ScaledProduct", 0.5),
         BROADCAST,
     ),
-    ("06_extending_autograd", "ColumnSums"): (DEMO, None, None),  # returns the wrong shape
+    ("06_extending_autograd", "ShiftSummed"): (DEMO, None, None),  # returns the wrong shape
     ("06_extending_autograd", "MissingNone"): (DEMO, None, None),
     ("06_extending_autograd", "ExtraNone"): (DOUBLE, apply("ExtraNone", 2.0), UNARY),
     ("06_extending_autograd", "TwiceInPlace"): (DEMO, None, None),
@@ -116,8 +117,17 @@ TABLE = {
     ("06_extending_autograd", "CubeOldStyle"): (DOUBLE, apply("CubeOldStyle"), UNARY),
     ("06_extending_autograd", "Cube"): (DOUBLE, apply("Cube"), UNARY),
     ("07_custom_layer", "LinearFunction"): (FIRST_ONLY, apply("LinearFunction"), LINEAR),
-    ("07_custom_layer", "LinearFunctionDD"): (DOUBLE, apply("LinearFunctionDD"), LINEAR),
-    ("07_custom_layer", "MatMulTransposed"): (DOUBLE, apply("MatMulTransposed"), MATMUL),
+    # Also with no input features, and with no output features.
+    ("07_custom_layer", "LinearFunctionDD"): (
+        DOUBLE,
+        apply("LinearFunctionDD"),
+        [*LINEAR, [(3, 0), (5, 0), (5,)], [(3, 4), (0, 4), (0,)]],
+    ),
+    ("07_custom_layer", "MatMulTransposed"): (
+        DOUBLE,
+        apply("MatMulTransposed"),
+        [*MATMUL, [(3, 0), (5, 0)], [(3, 4), (0, 4)]],
+    ),
     ("08_forward_mode", "XSin"): (DOUBLE, apply("XSin"), UNARY),
     ("08_forward_mode", "XSinForgotSaveForForward"): (
         DOUBLE,
@@ -125,12 +135,15 @@ TABLE = {
         UNARY,
     ),
     ("08_forward_mode", "XSinNumpyBackward"): (FIRST_ONLY, apply("XSinNumpyBackward"), UNARY),
+    ("08_forward_mode", "XSinNumpyOnce"): (FIRST_ONLY, apply("XSinNumpyOnce"), UNARY),
     # Its backward is right (these checks are reverse mode); its jvp is the lesson's mistake.
     ("08_forward_mode", "XSinWrongJvp"): (DOUBLE, apply("XSinWrongJvp"), UNARY),
     ("09_torch_func", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
     ("09_torch_func", "TanhNoVmapRule"): (DOUBLE, apply("TanhNoVmapRule"), UNARY),
     ("09_torch_func", "TanhWithJvp"): (DOUBLE, apply("TanhWithJvp"), UNARY),
     ("09_torch_func", "TanhWithJvpNoVmapRule"): (DOUBLE, apply("TanhWithJvpNoVmapRule"), UNARY),
+    ("09_torch_func", "TanhGrad"): (DOUBLE, apply("TanhGrad"), PAIR),
+    ("09_torch_func", "TanhCallsGrad"): (DOUBLE, apply("TanhCallsGrad"), UNARY),
     ("09_torch_func", "NumpySoftplusGenerated"): (
         DOUBLE,
         apply("NumpySoftplusGenerated"),
@@ -143,6 +156,8 @@ TABLE = {
     ("11_diagnosing", "LogCoshDetached"): (FIRST_ONLY, apply("LogCoshDetached"), UNARY),
     ("11_diagnosing", "Square"): (DOUBLE, apply("Square"), UNARY),
     ("11_diagnosing", "SquareSlightlyOff"): (WRONG, apply("SquareSlightlyOff"), UNARY),
+    ("11_diagnosing", "CubeSum"): (DOUBLE, apply("CubeSum"), UNARY),
+    ("11_diagnosing", "CubeSumSlightlyOff"): (WRONG, apply("CubeSumSlightlyOff"), UNARY),
     ("11_diagnosing", "Jittery"): (DEMO, None, None),
     ("11_diagnosing", "TwiceNoMaterialize"): (DEMO, None, None),
     ("11_diagnosing", "LinearFunction"): (DOUBLE, apply("LinearFunction"), LINEAR_ROWS),
@@ -150,6 +165,12 @@ TABLE = {
     ("11_diagnosing", "TanhFunction"): (DOUBLE, apply("TanhFunction"), UNARY),
     ("11_diagnosing", "ScaleFunction"): (DOUBLE, apply("ScaleFunction"), BROADCAST),
     ("11_diagnosing", "ScaleHalfDetached"): (FIRST_ONLY, apply("ScaleHalfDetached"), BROADCAST),
+    # With a weight that requires grad, gradgradcheck passes it (the lesson's point).
+    ("11_diagnosing", "ScaleGradDetached"): (
+        FIRST_ONLY,
+        apply("ScaleGradDetached", torch.tensor(2.0, dtype=torch.float64)),
+        UNARY,
+    ),
     ("11_diagnosing", "FixedSoftplusFunction"): (DOUBLE, apply("FixedSoftplusFunction"), UNARY),
     ("11_diagnosing", "TimesTwo"): (DOUBLE, apply("TimesTwo"), UNARY),
     ("11_diagnosing", "SoftplusOnce"): (FIRST_ONLY, apply("SoftplusOnce"), UNARY),

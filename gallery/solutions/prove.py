@@ -12,9 +12,11 @@ has no README); ext/exercises.py shows each solution under its lesson.
   it, and the other forms the lessons teach (``RIGHT`` below);
 * it rejects every wrong answer in ``WRONG`` below, each built from the
   solution: no second derivative, a wrong first derivative, a wrong forward, a
-  tensor kept on ``ctx``, the wrong shape or dtype, and the mistakes that fit
-  the exercise. It must reject each with an ``AssertionError`` whose message names
-  the fault (the words ``WRONG`` lists), so that a reader learns what is wrong.
+  tensor kept on ``ctx`` (alone or in a container), a ``backward`` that writes
+  into the incoming gradient or detaches it, the wrong shape or dtype, and the
+  mistakes that fit the exercise. It must reject each with an
+  ``AssertionError`` whose message names the fault (the words ``WRONG``
+  lists), so that a reader learns what is wrong.
 
 Otherwise the build fails, naming the answer that the check got wrong.
 """
@@ -47,12 +49,21 @@ def _variant(solution, forward=None, backward=None):
 def _generic(s):
     """The wrong answers that every exercise must reject, built from solution ``s``."""
 
-    def keep_on_ctx(ctx, x):
-        ctx.kept = x
-        return s.forward(ctx, x)
+    def keep_on_ctx(wrap):
+        def forward(ctx, x):
+            ctx.kept = wrap(x)
+            return s.forward(ctx, x)
+
+        return _variant(s, forward=forward)
 
     def scaled_backward(ctx, *grads):
         return _each(s.backward(ctx, *grads), lambda g: None if g is None else 1.1 * g)
+
+    def in_place_backward(ctx, *grads):
+        return grads[0].copy_(s.backward(ctx, *grads))  # the right values, in grad_out
+
+    def detached_backward(ctx, *grads):
+        return s.backward(ctx, *(g.detach() for g in grads))
 
     return {
         "no second derivative (backward marked once_differentiable)": (
@@ -67,7 +78,24 @@ def _generic(s):
             _variant(s, forward=lambda ctx, x: _each(s.forward(ctx, x), lambda t: t + 0.5)),
             "forward is not",
         ),
-        "a tensor kept on ctx (ctx.kept = x)": (_variant(s, forward=keep_on_ctx), "ctx.kept"),
+        "a tensor kept on ctx (ctx.kept = x)": (keep_on_ctx(lambda x: x), "ctx.kept"),
+        "a tensor kept on ctx in a list (ctx.kept = [x])": (keep_on_ctx(lambda x: [x]), "ctx.kept"),
+        "a tensor kept on ctx in a tuple (ctx.kept = (x,))": (
+            keep_on_ctx(lambda x: (x,)),
+            "ctx.kept",
+        ),
+        "a tensor kept on ctx in a dict (ctx.kept = {'x': x})": (
+            keep_on_ctx(lambda x: {"x": x}),
+            "ctx.kept",
+        ),
+        "a backward that writes its result into grad_out": (
+            _variant(s, backward=in_place_backward),
+            "grad_out in place",
+        ),
+        "a backward that detaches the incoming gradient": (
+            _variant(s, backward=detached_backward),
+            "the others are the incoming gradients",
+        ),
         "the wrong shape (each output flattened)": (
             _variant(s, forward=lambda ctx, x: _each(s.forward(ctx, x), torch.flatten)),
             "forward returns",
@@ -137,7 +165,21 @@ def _x_exp(ns):
         ctx.save_for_backward(x, torch.exp(x))  # equal to the output, but an intermediate
         return x * exp, exp
 
+    def save_input(ctx, x):
+        ctx.save_for_backward(x)
+        exp = torch.exp(x)
+        return x * exp, exp
+
+    def recompute(ctx, grad_out, grad_exp):
+        (x,) = ctx.saved_tensors
+        exp = torch.exp(x)  # right, and tracked, but not what the exercise asks
+        return grad_out * (1 + x) * exp + grad_exp * exp
+
     return {
+        "exp(x) computed again in backward instead of saved": (
+            _variant(s, save_input, recompute),
+            "save exp(x)",
+        ),
         "the gradient of the second output dropped": (
             _variant(s, backward=forget),
             "first derivative",
@@ -197,9 +239,21 @@ def _exp_numpy(ns):
 
     forgetful = _variant(grad_function, backward=only_result)
 
-    def calls_forgetful(ctx, grad_out):
-        (result,) = ctx.saved_tensors
-        return forgetful.apply(grad_out, result)
+    def numpy_grad_backward(ctx, grad_b):
+        grad_out, result = ctx.saved_tensors
+        b, g, y = (t.detach().numpy() for t in (grad_b, grad_out, result))
+        return torch.as_tensor(b * y), torch.as_tensor(b * g)  # right values, no graph
+
+    def saves_detached(ctx, grad_out, result):
+        ctx.save_for_backward(grad_out.detach(), result.detach())
+        return torch.as_tensor(grad_out.detach().numpy() * result.detach().numpy())
+
+    def calling(second):
+        def backward(ctx, grad_out):
+            (result,) = ctx.saved_tensors
+            return second.apply(grad_out, result)
+
+        return _variant(s, backward=backward)
 
     return {
         "a backward in NumPy, not a second Function": (
@@ -211,8 +265,16 @@ def _exp_numpy(ns):
             "second Function",
         ),
         "a second Function without the gradient for grad_out": (
-            _variant(s, backward=calls_forgetful),
+            calling(forgetful),
             "second derivative",
+        ),
+        "a second Function whose own backward runs in NumPy": (
+            calling(_variant(grad_function, backward=numpy_grad_backward)),
+            "third derivative",
+        ),
+        "a second Function that saves detached tensors": (
+            calling(_variant(grad_function, forward=saves_detached)),
+            "third derivative",
         ),
     }
 
@@ -270,14 +332,78 @@ class _ExpNumpySavingInput(torch.autograd.Function):
         return _ExpNumpyGradFromInput.apply(grad_out, x)
 
 
+def _setup_context_form(solution, forward, setup_context):
+    """``solution`` with forward(x) and setup_context(ctx, inputs, output) (lesson 06)."""
+    methods = {"forward": staticmethod(forward), "setup_context": staticmethod(setup_context)}
+    return type(solution.__name__, (solution,), methods)
+
+
+def _save(which):
+    """A setup_context that saves the tensors ``which`` picks from (inputs, output)."""
+    return lambda ctx, inputs, output: ctx.save_for_backward(*which(inputs, output))
+
+
+def _numpy_exp(x):
+    return torch.as_tensor(np.exp(x.detach().numpy()))
+
+
+def _numpy_product(a, b):
+    return torch.as_tensor(a.detach().numpy() * b.detach().numpy())
+
+
+def _exp_numpy_setup_context(ns):
+    grad_function = _setup_context_form(
+        ns["ExpNumpyGrad"], _numpy_product, _save(lambda inputs, output: inputs)
+    )
+    exp = _setup_context_form(ns["ExpNumpy"], _numpy_exp, _save(lambda inputs, output: [output]))
+
+    def backward(ctx, grad_out):
+        (result,) = ctx.saved_tensors
+        return grad_function.apply(grad_out, result)
+
+    return _variant(exp, backward=backward)
+
+
 RIGHT = {
+    "Log1pSquare": lambda ns: {
+        "the setup_context form": _setup_context_form(
+            ns["Log1pSquare"],
+            lambda x: torch.log1p(x**2),
+            _save(lambda inputs, output: inputs),
+        ),
+    },
+    "Sigmoid": lambda ns: {
+        "the setup_context form": _setup_context_form(
+            ns["Sigmoid"], lambda x: torch.sigmoid(x), _save(lambda inputs, output: [output])
+        ),
+    },
+    "XExp": lambda ns: {
+        "the setup_context form": _setup_context_form(
+            ns["XExp"],
+            lambda x: (x * torch.exp(x), torch.exp(x)),
+            _save(lambda inputs, output: [inputs[0], output[1]]),
+        ),
+    },
     # lesson 03's first fix, with its wrapper and without; lesson 02's pattern
     "Softplus": lambda ns: {
         "the sigmoid as an extra output, through the wrapper": ns["softplus"],
         "the sigmoid as an extra output, the Function itself": ns["SoftplusWithSigmoid"],
         "the sigmoid from the saved output": _SoftplusSavingOutput,
+        "the setup_context form": _setup_context_form(
+            ns["Softplus"],
+            lambda x: torch.nn.functional.softplus(x),
+            _save(lambda inputs, output: inputs),
+        ),
+        "the sigmoid as an extra output, in the setup_context form": _setup_context_form(
+            ns["SoftplusWithSigmoid"],
+            lambda x: (torch.nn.functional.softplus(x), torch.sigmoid(x)),
+            _save(lambda inputs, output: [output[1]]),
+        ),
     },
-    "ExpNumpy": lambda ns: {"a second Function of the input": _ExpNumpySavingInput},
+    "ExpNumpy": lambda ns: {
+        "a second Function of the input": _ExpNumpySavingInput,
+        "the setup_context form, both Functions": _exp_numpy_setup_context(ns),
+    },
 }
 
 
