@@ -151,39 +151,41 @@ assert ScaledProduct.calls == {"grad_x": 1, "grad_w": 1}
 
 # %%
 # A gradient normally has the shape of its input. When it has another shape,
-# autograd sums it down to the input's shape if that shape broadcasts to the
-# gradient's, and raises an error otherwise. The sum is the right gradient for
-# an input that ``forward`` broadcast: ``Shift`` returns a gradient of shape
-# ``(2, 3)`` for a ``shift`` of shape ``(3,)``, and ``shift`` gets the same
-# gradient as in plain PyTorch. ``ColumnSums`` forgets to expand its gradient
-# back to the shape of its input, and is refused.
+# for an input that requires grad, autograd sums it down to the input's shape
+# if that shape broadcasts to the gradient's, and raises an error otherwise.
+# The sum is the right gradient for an input that ``forward`` broadcast:
+# ``Shift`` returns a gradient of shape ``(2, 3)`` for a ``shift`` of shape
+# ``(3,)``, and ``shift`` gets the same gradient as in plain PyTorch.
+# ``ShiftSummed`` sums that gradient itself, which is right for such a
+# ``shift`` and wrong for one of shape ``(2, 3)``: autograd refuses the
+# gradient of shape ``(3,)`` when that ``shift`` requires grad, even if only
+# the gradient of ``rows`` is asked for, and drops it unchecked when it does
+# not.
 
 
-class ColumnSums(Function):
-    """x.sum(0), with a backward that returns a gradient of the wrong shape."""
-
-    @staticmethod
-    def forward(ctx, x):
-        return x.sum(0)
-
+class ShiftSummed(Shift):
     @staticmethod
     def backward(ctx, grad_out):
-        return grad_out  # the bug: the shape of x.sum(0), not of x
+        return grad_out, grad_out.sum(0)  # the bug: right only for a shift shared by the rows
 
 
 rows = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
 (summed,) = torch.autograd.grad((Shift.apply(rows, shift) ** 2).sum(), shift)
 (plain,) = torch.autograd.grad(((rows + shift) ** 2).sum(), shift)
 print("gradient for shift, shape (3,):", summed)
-try:
-    torch.autograd.grad(ColumnSums.apply(rows).sum(), rows)
-    shape_message = ""
-except RuntimeError as error:
-    shape_message = str(error)
-    print("RuntimeError:", shape_message)
+shape_messages = {}
+for requires_grad in (True, False):
+    full_shift = torch.zeros(2, 3, dtype=torch.float64, requires_grad=requires_grad)
+    try:
+        torch.autograd.grad(ShiftSummed.apply(rows, full_shift).sum(), rows)
+        shape_messages[requires_grad] = "no error"
+    except RuntimeError as error:
+        shape_messages[requires_grad] = "RuntimeError: " + str(error)
+    print(f"shift (2, 3), requires_grad={requires_grad}: {shape_messages[requires_grad]}")
 assert summed.shape == shift.shape and torch.allclose(summed, plain)
-assert "returned an invalid gradient at index 0" in shape_message
-assert "expected shape compatible with [2, 3]" in shape_message
+assert "returned an invalid gradient at index 1" in shape_messages[True]
+assert "got [3] but expected shape compatible with [2, 3]" in shape_messages[True]
+assert shape_messages[False] == "no error"
 
 # %%
 # Returning too few values is an error as soon as ``backward`` returns; extra
@@ -683,9 +685,9 @@ check(lambda t: SinCos.apply(t, False), double_input(3))
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
 # (from ``torch.autograd.function``). A later backward pass that runs the
 # error node it leaves then raises a clear error;
-# :ref:`lesson 05 <lesson-untracked-backward>` shows when that happens, and
-# when it does not. Never mark a ``backward`` that autograd can differentiate:
-# :ref:`the next lesson <lesson-custom-layer>` shows what the mark breaks.
+# :ref:`lesson 05 <lesson-untracked-backward>` shows when that happens and
+# when it does not, and :ref:`lesson 07 <lesson-custom-layer>` what the mark
+# breaks on a ``backward`` that autograd can differentiate.
 #
 # Rule 9: ``forward`` without ``ctx``, plus ``setup_context``
 # -----------------------------------------------------------
@@ -776,8 +778,9 @@ assert "implement the jvp function" in refusals["jvp"]
 # * ``backward`` returns one value per input of ``forward``; ``None`` for
 #   non-tensors. ``ctx.needs_input_grad`` says which inputs required grad when
 #   ``forward`` ran, so ``backward`` can skip the gradients of the others. A
-#   gradient of the wrong shape is summed to its input's shape if that shape
-#   broadcasts to it, and refused otherwise.
+#   gradient of the wrong shape, for an input that requires grad, is summed
+#   to the input's shape if that shape broadcasts to it, and refused
+#   otherwise.
 # * Never change the incoming gradient in place; it may be shared.
 # * Every tensor that ``backward`` uses goes through
 #   :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`; other
@@ -790,7 +793,7 @@ assert "implement the jvp function" in refusals["jvp"]
 # * With ``set_materialize_grads(False)``, handle ``None`` for every output,
 #   in every pass.
 # * :func:`~torch.autograd.function.once_differentiable` declares a backward
-#   that autograd cannot differentiate; never mark one that it can.
+#   that autograd cannot differentiate.
 # * ``forward`` without ``ctx``, plus ``setup_context``, for :mod:`torch.func`.
 #
 # Next, :ref:`a custom layer <lesson-custom-layer>` puts these rules together.

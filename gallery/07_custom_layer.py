@@ -40,7 +40,9 @@ your own Function.
 # The input may have extra batch dimensions in front, for example
 # ``(batch, time, in_features)``. The weight and the bias are shared by every
 # row, so their gradients add up the contributions of all rows: the helper
-# below flattens the batch dimensions into one to compute them.
+# below flattens the batch dimensions into one to compute them. It gives the
+# number of rows, not ``-1``, which ``reshape`` cannot resolve when a row
+# has no elements, as in a layer with no input or no output features.
 #
 # The helper takes ``needs``, which ``backward`` passes from
 # ``ctx.needs_input_grad`` (:ref:`rule 2 of lesson 06 <rule-needs-input-grad>`),
@@ -52,8 +54,8 @@ import torch
 def linear_grads(needs, input, weight, bias, grad_out):
     """Gradients of ``input @ weight.T + bias``."""
     grad_input = grad_weight = grad_bias = None
-    rows_in = input.reshape(-1, input.shape[-1])
-    rows_out = grad_out.reshape(-1, grad_out.shape[-1])
+    rows_in = input.reshape(input.shape[:-1].numel(), input.shape[-1])
+    rows_out = grad_out.reshape(grad_out.shape[:-1].numel(), grad_out.shape[-1])
     if needs[0]:
         grad_input = grad_out @ weight
     if needs[1]:
@@ -168,26 +170,34 @@ print(Linear(3, 2, bias=False))
 # %%
 # Both layers draw their parameters in the same order from the random
 # generator. So with the same seed, our layer starts exactly where
-# ``nn.Linear`` starts, even with no input features.
+# ``nn.Linear`` starts, and a first backward pass gives it the same
+# gradients, even with no input features or no output features.
 
 import warnings
 
 
 def same_start(in_features, out_features):
-    torch.manual_seed(1)
-    ours = Linear(in_features, out_features)
-    torch.manual_seed(1)
-    reference = nn.Linear(in_features, out_features)
-    same = torch.equal(ours.weight, reference.weight) and torch.equal(ours.bias, reference.bias)
+    """Our layer, and whether its parameters and their gradients equal nn.Linear's."""
+    layers = []
+    for make in (Linear, nn.Linear):
+        torch.manual_seed(1)
+        layer = make(in_features, out_features)
+        layer(torch.ones(2, 5, in_features)).sum().backward()
+        layers.append(layer)
+    ours, reference = layers
+    same = all(
+        torch.equal(p, q) and torch.equal(p.grad, q.grad)
+        for p, q in zip(ours.parameters(), reference.parameters(), strict=True)
+    )
     return same, ours
 
 
 same, ours = same_start(4, 3)
 with warnings.catch_warnings():  # both say that filling an empty weight does nothing
     warnings.filterwarnings("ignore", "Initializing zero-element tensors is a no-op")
-    same_empty, _ = same_start(0, 3)
-print("same initial parameters as nn.Linear:", same, "| with no input features:", same_empty)
-assert same and same_empty
+    same_empty = {sizes: same_start(*sizes)[0] for sizes in ((0, 3), (3, 0))}
+print("same parameters and gradients as nn.Linear:", same, "| (in, out) =", same_empty)
+assert same and all(same_empty.values())
 
 # %%
 # Checking against ``torch.nn.functional.linear``
@@ -306,14 +316,13 @@ assert first_line.startswith("Jacobian mismatch for output 0")
 # Where the mark stays silent
 # ---------------------------
 #
-# That error needed an incoming gradient that requires grad. A gradient penalty
-# on a critic (the network that scores samples in a Wasserstein GAN), in the
-# style of WGAN-GP, differentiates the critic's score with respect to its
-# input points, and the incoming gradient of the critic's last layer is then
-# the constant ones of ``score.sum()``: one of the cases where the mark makes
-# no error node (:ref:`lesson 05 <lesson-untracked-backward>`).
-# ``backward`` runs unrecorded, and the penalty loses every path through that
-# layer's weight, without an error.
+# A gradient penalty on a critic (the network that scores samples in a
+# Wasserstein GAN), in the style of WGAN-GP, differentiates the critic's
+# score with respect to its input points. The incoming gradient of the
+# critic's last layer is then the constant ones of ``score.sum()``, a case
+# where the mark makes no error node
+# (:ref:`lesson 05 <lesson-untracked-backward>`): the penalty loses every path
+# through that layer's weight, without an error.
 #
 # Below, a small critic ends with the marked ``LinearFunction``. Its loss for
 # one training step is its mean score plus ten times a minimal penalty
@@ -404,8 +413,10 @@ assert torch.allclose(dd_penalty, ref_penalty) and torch.allclose(dd_step, ref_s
 # (autograd's backward of the square, fed by ``LinearFunctionDDBackward``);
 # the other is the saved input. Every path starts at ``x``, ``w`` or ``b``,
 # so a second backward reaches all three. From the gradient of the marked
-# ``LinearFunction``, whose ``backward`` ran unrecorded, a second backward
-# reaches none.
+# ``LinearFunction`` it reaches none, though :math:`g` requires grad and an
+# error node is there: :func:`torch.autograd.grad` with explicit inputs never
+# runs that node (case 2 of :ref:`lesson 05 <lesson-untracked-backward>`),
+# and ``allow_unused=True`` turns its generic error into ``None``.
 
 from torchviz import make_dot
 
@@ -424,10 +435,18 @@ def reached(linear):
 
 
 grad_w_small, reached_dd = reached(LinearFunctionDD.apply)
-_, reached_marked = reached(LinearFunction.apply)
+grad_w_marked, reached_marked = reached(LinearFunction.apply)
 print("reaches x, w, b: LinearFunctionDD", reached_dd, "| LinearFunction", reached_marked)
+try:
+    torch.autograd.grad(grad_w_marked.sum(), small)
+    generic = ""
+except RuntimeError as err:
+    generic = str(err)
+    print("without allow_unused: RuntimeError:", generic)
 assert type(grad_w_small.grad_fn).__name__ == "MmBackward0"
+assert type(grad_w_marked.grad_fn).__name__ == "Error"  # the mark's error node
 assert reached_dd == [True] * 3 and reached_marked == [False] * 3
+assert "appears to not have been used in the graph" in generic
 
 make_dot(grad_w_small, params={"x": x_small, "w": w_small, "b": b_small, "grad_w": grad_w_small})
 
@@ -440,10 +459,11 @@ make_dot(grad_w_small, params={"x": x_small, "w": w_small, "b": b_small, "grad_w
 # operation outside it is differentiated by PyTorch's own derivative
 # formulas, which you need neither write nor test. Most of those formulas can
 # be differentiated again, but not all: on the CPU, double backward through
-# ``ctc_loss``, or through ``torch.cdist`` on some inputs, stops inside
-# PyTorch with an error, and :ref:`the error index <error-index-builtins>`
-# lists more such operators. So keep the Function as small as the job
-# allows, and let autograd do the rest.
+# ``ctc_loss``, or through ``torch.cdist`` unless it computes Euclidean
+# distances with matrix products, stops inside PyTorch with an error.
+# :ref:`The error index <error-index-builtins>` says when ``cdist`` takes
+# that path, and lists more such operators. So keep the Function as small as
+# the job allows, and let autograd do the rest.
 #
 # For a linear layer, the only part worth a custom Function is the matrix
 # product, if any part is: that is where you would call a special kernel or
