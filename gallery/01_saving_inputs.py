@@ -5,26 +5,26 @@ Pattern 1: saving the inputs
 ============================
 
 The simplest Function that supports double backward needs only its inputs in
-``backward``. Save them with ``ctx.save_for_backward`` and the second
-derivative comes for free. This lesson shows why, proves it with
-``gradcheck`` and ``gradgradcheck``, and explains how to read the graphs drawn
-in every lesson.
+``backward``. Save them with ``ctx.save_for_backward`` (``ctx`` is the object
+that one call's ``forward`` and ``backward`` share), write ``backward`` with
+PyTorch operations that autograd can differentiate, and autograd
+differentiates ``backward`` itself: the second derivative needs no more code.
+This lesson shows why, gives the model that later lessons use, checks it with
+``gradcheck`` and ``gradgradcheck``, and explains the graphs.
 """
 
 # %%
 # Two facts about custom Functions
 # --------------------------------
 #
-# * **Forward is not recorded.** When ``forward`` returns, the Function's
-#   ``backward`` becomes the ``grad_fn`` of the output, and nothing that
-#   happened inside ``forward`` is in the graph.
-# * **Backward is recorded only when the caller asks.** Under
-#   ``create_graph=True``, the operations that ``backward`` runs on tensors
-#   that require grad are recorded like any other code, and a second backward
-#   pass walks through them.
-#
-# So double backward works exactly when autograd can follow what ``backward``
-# does. Every lesson is a variation on that sentence.
+# * **Forward is not recorded.** ``forward`` runs with grad mode off. When it
+#   returns, if grad mode is on and an input requires grad, the Function's
+#   ``backward`` becomes the ``grad_fn`` of the output; nothing that happened
+#   inside ``forward`` is in the graph.
+# * **Backward is recorded only when the caller asks.** ``backward`` runs
+#   with grad mode on only under ``create_graph=True``. Then the operations
+#   it runs on tensors that require grad are recorded like any other code,
+#   and a second backward pass walks through them.
 #
 # Take :math:`f(x) = x^2`, with :math:`f'(x) = 2x`. Backward needs only the
 # input.
@@ -45,29 +45,86 @@ class Square(torch.autograd.Function):
 
 
 # %%
-# Both facts, checked. The output's node, ``SquareBackward``, leads straight
-# to ``x``: the ``x**2`` inside ``forward`` left no node of its own. The
-# gradient has a ``grad_fn`` with ``create_graph=True`` and none without.
+# Both facts, checked by a subclass of ``Square`` that notes the grad mode in
+# each method. Only the second call asks for a graph, and only its
+# gradient has a ``grad_fn``.
+
+
+class SquareProbe(Square):
+    grad_mode = []  # (method, torch.is_grad_enabled()) for each call
+
+    @staticmethod
+    def forward(ctx, x):
+        SquareProbe.grad_mode.append(("forward", torch.is_grad_enabled()))
+        return Square.forward(ctx, x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        SquareProbe.grad_mode.append(("backward", torch.is_grad_enabled()))
+        return Square.backward(ctx, grad_out)
+
 
 x = torch.tensor([-1.0, 0.5, 3.0], dtype=torch.float64, requires_grad=True)
-out = Square.apply(x)
-below = [type(node).__name__ for node, _ in out.grad_fn.next_functions]
-print("out.grad_fn:", type(out.grad_fn).__name__, "->", below)
-
-(plain,) = torch.autograd.grad(out.sum(), x, retain_graph=True)
-(grad_x,) = torch.autograd.grad(out.sum(), x, create_graph=True)
+probed = SquareProbe.apply(x)
+(plain,) = torch.autograd.grad(probed.sum(), x, retain_graph=True)
+(graphed,) = torch.autograd.grad(probed.sum(), x, create_graph=True)
+print("grad mode outside:", torch.is_grad_enabled(), "| inside:", SquareProbe.grad_mode)
 print("grad_fn without create_graph:", plain.grad_fn)
-print("grad_fn with create_graph:   ", type(grad_x.grad_fn).__name__)
+print("grad_fn with create_graph:   ", type(graphed.grad_fn).__name__)
 
-assert below == ["AccumulateGrad"]
-assert plain.grad_fn is None and grad_x.grad_fn is not None
+assert torch.is_grad_enabled()
+assert SquareProbe.grad_mode == [("forward", False), ("backward", False), ("backward", True)]
+assert plain.grad_fn is None and graphed.grad_fn is not None
+
+# no grad_fn when no input requires grad, or when grad mode is off
+with torch.no_grad():
+    no_grad = Square.apply(x)
+assert Square.apply(x.detach()).grad_fn is None and no_grad.grad_fn is None
+assert type(probed.grad_fn).__name__ == "SquareProbeBackward"
 
 # %%
-# Differentiating ``grad_x`` again gives :math:`f''(x) = 2`. It works because
-# the tensor ``backward`` reads from ``ctx.saved_tensors`` is ``x`` itself, so
-# the recorded product ``grad_out * 2 * x`` is linked to ``x``. An input that
-# is not a leaf works too: it carries its own ``grad_fn``.
+# .. _backward-as-a-function:
+#
+# The model: backward is a function of two tensors
+# ------------------------------------------------
+#
+# ``backward`` computes :math:`b(g, x) = 2xg` from the incoming gradient
+# :math:`g` and the saved input :math:`x`: the vector-Jacobian product of
+# :math:`f`. Under ``create_graph=True`` the gradient it returns is made of
+# recorded operations on both (on those that require grad), so a second
+# backward pass differentiates :math:`b` with respect to :math:`x` and to
+# :math:`g`. That is double backward. It is right only when both hold:
+#
+# * autograd can follow every step of ``backward`` (the next lessons show what
+#   hides a step from it), and
+# * :math:`b` is a correct vector-Jacobian product for every output of the
+#   Function, as a function of both :math:`x` and :math:`g`, not only at the
+#   values of the first pass.
+#
+# The first alone is not enough: :ref:`lesson 03 <lesson-saving-intermediates>`
+# shows a ``backward`` that autograd follows all the way and whose second
+# derivative is wrong. Here both hold, and the two derivatives of
+# :math:`b(g, x) = 2xg` are :math:`2g` and :math:`2x`:
 
+g = torch.tensor([1.0, 2.0, -1.0], dtype=torch.float64, requires_grad=True)
+out = Square.apply(x)
+(b,) = torch.autograd.grad(out, x, grad_outputs=g, create_graph=True)
+(db_dx, db_dg) = torch.autograd.grad(b.sum(), (x, g))
+print("b:    ", b.detach())
+print("db/dx:", db_dx)
+print("db/dg:", db_dg)
+assert torch.equal(b, 2 * x * g)
+assert torch.equal(db_dx, 2 * g) and torch.equal(db_dg, 2 * x)
+
+# %%
+# With :math:`g` fixed to ones (the ``.sum()`` of the output), differentiating
+# the gradient again gives :math:`f''(x) = 2`. It works because the tensor
+# ``backward`` reads from ``ctx.saved_tensors`` keeps ``x``'s place in the
+# graph (here it is ``x`` itself), so the recorded product
+# ``grad_out * 2 * x`` is linked to ``x``. An input made by recorded
+# operations, with a ``grad_fn`` of its own (not a *leaf*), works too.
+
+(grad_x,) = torch.autograd.grad(out.sum(), x, create_graph=True)
 (grad_grad_x,) = torch.autograd.grad(grad_x.sum(), x, retain_graph=True)
 print("second derivative:", grad_grad_x)
 assert out.grad_fn.saved_tensors[0] is x
@@ -83,12 +140,16 @@ assert torch.equal(second, torch.full_like(x, 18.0))
 # Checking it: gradcheck and gradgradcheck
 # ----------------------------------------
 #
-# :func:`~torch.autograd.gradcheck` compares ``backward`` with finite
-# differences; :func:`~torch.autograd.gradgradcheck` does the same for the
-# graph that ``backward`` records. Each returns ``True`` or raises
+# :func:`~torch.autograd.gradcheck` compares the Jacobian that ``backward``
+# gives with finite differences of ``forward``.
+# :func:`~torch.autograd.gradgradcheck` does the same one level up: it
+# differentiates :math:`b(g, x)` through the recorded graph, with respect to
+# both :math:`x` and a random :math:`g`, and compares with finite differences
+# of :math:`b`. By default each returns ``True`` or raises
 # :exc:`~torch.autograd.gradcheck.GradcheckError`. Run them in ``float64``:
-# finite differences divide by a tiny step and magnify rounding errors. The
-# same correct Function fails in ``float32``, and PyTorch warns why.
+# finite differences divide by a tiny step and magnify rounding errors. Here
+# the same correct Function fails in ``float32``, and PyTorch warns that it
+# likely will.
 
 import warnings
 
@@ -109,8 +170,8 @@ with warnings.catch_warnings(record=True) as caught:
     except GradcheckError as err:
         failed = True
         print("float32:", str(err).splitlines()[0])
-warned = [str(w.message) for w in caught if "double precision" in str(w.message)]
-print("warning:", warned[0].split(".")[0])
+warned = [str(w.message) for w in caught if "will likely fail" in str(w.message)]
+print("warning:", warned[0])
 assert failed and warned
 
 # %%
@@ -120,35 +181,46 @@ assert failed and warned
 # ``torchviz.make_dot`` draws the graph behind the tensors you pass it, and
 # ``params`` names them. Every graph on this site uses one legend:
 #
-# * grey boxes are backward nodes. ``AccumulateGrad`` is the node that adds a
-#   gradient into a leaf's ``.grad``;
+# * grey boxes are backward nodes. ``AccumulateGrad`` stands for a leaf that
+#   requires grad: ``.backward()`` adds the gradient that reaches it into the
+#   leaf's ``.grad``;
 # * rounded boxes are tensors: **blue** for a leaf that requires grad,
-#   **green** for a tensor you passed to ``make_dot``, **orange** for another
-#   tensor that a custom Function saved;
+#   **green** for any other tensor you passed to ``make_dot``, **orange** for
+#   any other tensor that a custom Function saved;
 # * arrows point the way values were computed, from inputs to results. A
 #   backward pass walks them the other way;
 # * a dashed line joins a custom Function's node to a tensor it saved.
 #
+# Run locally, ``make_dot`` draws square boxes and solid lines instead.
+#
 # Below, a path runs from ``x`` through ``MulBackward0`` to ``grad_x``: the
-# derivative :math:`2x` written as a graph. It is the path that the second
-# derivative above walked.
+# derivative :math:`2x` written as a graph, which the second derivative above
+# walked.
 
 from torchviz import make_dot
 
-make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
+graph = make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
+assert "shape=box" in graph.source and "dashed" not in graph.source  # torchviz's style
+assert x.grad is None  # torch.autograd.grad, used above, never fills .grad
+x.sum().backward()  # .backward() does: its AccumulateGrad adds the ones
+assert torch.equal(x.grad, torch.ones_like(x))
+graph
 
 # %%
 # Summary
 # -------
 #
-# * Forward is not recorded; backward is, under ``create_graph=True``.
+# * Forward runs with grad mode off and is not recorded; backward is
+#   recorded under ``create_graph=True``.
+# * ``backward`` is a function :math:`b(g, x)`, and double backward
+#   differentiates it with respect to both.
 # * A saved input keeps its link to the graph, so a ``backward`` built from
-#   PyTorch operations on it supports double backward with no extra work.
+#   differentiable PyTorch operations on it needs no extra work.
 # * Check with :func:`~torch.autograd.gradcheck` and
 #   :func:`~torch.autograd.gradgradcheck`, in ``float64``.
 #
-# Next, :ref:`lesson-saving-outputs`: the same reasoning when backward needs
-# the result of ``forward``.
+# Next, :ref:`pattern 2 <lesson-saving-outputs>` applies the same reasoning
+# when ``backward`` needs the result of ``forward``.
 
 
 # %%
@@ -156,24 +228,78 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # --------
 #
 # Write ``Log1pSquare``, a Function for :math:`f(x) = \log(1 + x^2)`, whose
-# derivative :math:`f'(x) = 2x / (1 + x^2)` needs only the input. Then run
-# ``check_log1p_square(Log1pSquare)``: it returns without a word when your
-# Function is right, on a scalar, a vector and a batch, to first and second
-# order, and raises an error that says what is wrong otherwise. A solution is
-# below, for when you are done.
+# derivative :math:`f'(x) = 2x / (1 + x^2)` needs only the input: save it
+# with ``ctx.save_for_backward``, and keep no tensor on ``ctx`` (only a saved
+# tensor gets autograd's in-place check and saved-tensor hooks, as
+# :ref:`lesson 06 <lesson-extending-rules>` shows). Then run
+# ``check_log1p_square(Log1pSquare)`` (a function that calls your Function
+# works too). It tries a scalar, a vector and a non-contiguous matrix, to
+# first and second order. It returns quietly when your Function is right, and
+# otherwise raises an ``AssertionError`` that says what is wrong. A solution
+# follows on the page (and as a separate download).
+
+
+def holds_tensor(value):
+    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(holds_tensor(item) for item in value)
+    return torch.is_tensor(value)
+
+
+def changes_grad_out(call, x):
+    """Whether backward writes into the gradients it receives."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    grads = [torch.rand_like(out) for out in outs]
+    before = [grad.clone() for grad in grads]
+    torch.autograd.grad(outs, x, grads)
+    return not all(map(torch.equal, grads, before))
 
 
 def check_log1p_square(function):
-    """Raise unless ``function`` is log(1 + x**2), with both derivatives, on any shape."""
-    for shape in [(), (3,), (2, 3)]:
-        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
-        out = function.apply(x)
-        assert out.shape == x.shape and torch.allclose(out, torch.log1p(x**2)), shape
-        assert gradcheck(function.apply, (x,)) and gradgradcheck(function.apply, (x,))
+    """Return quietly if ``function`` is log(1 + x**2) with both derivatives right."""
+    call = getattr(function, "apply", function)  # a Function, or a function
+    double = torch.float64
+    scalar, vector = torch.randn((), dtype=double), torch.randn(3, dtype=double)
+    matrix = torch.randn(3, 2, dtype=double).t()  # not contiguous
+    for x in (scalar, vector, matrix):
+        x.requires_grad_()
+        where = f"on a float64 input of shape {tuple(x.shape)}"
+        try:
+            out = call(x)
+        except Exception as err:
+            raise AssertionError(f"forward fails {where}: {err}") from None
+        if not torch.is_tensor(out) or (out.shape, out.dtype) != (x.shape, x.dtype):
+            got = type(out).__name__
+            if torch.is_tensor(out):
+                got = f"{str(out.dtype)[6:]} of shape {tuple(out.shape)}"
+            raise AssertionError(f"forward returns {got} {where}")
+        if not torch.allclose(out, torch.log1p(x**2)):
+            raise AssertionError(f"forward is not log(1 + x**2) {where}")
+        if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
+            raise AssertionError("the output does not come from a custom Function")
+        kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
+        if kept:
+            message = f"ctx.{kept[0]} holds a tensor"
+            raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+        for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
+            if test is gradgradcheck and changes_grad_out(call, x):
+                raise AssertionError("backward changes grad_out in place: compute a new tensor")
+            try:
+                test(call, (x,))
+            except Exception as err:
+                reason = str(err).splitlines()[0].rstrip(",")
+                if "with respect to input" in reason and order == "second":
+                    reason += " (input 0 is x, the others are the incoming gradients)"
+                message = f"the {order} derivative fails {test.__name__} {where}: {reason}"
+                raise AssertionError(message) from None
 
 
 # sphinx_gallery_start_ignore
-# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+# Hidden on the page: the build runs the check on right answers in each form
+# the lessons teach, and on wrong ones (solutions/prove.py).
 import os
 import runpy
 

@@ -6,8 +6,8 @@ Pattern 2: saving the outputs
 
 Some derivatives are easiest to write with the function's own result: the
 exponential is its own derivative. A Function for it saves its *output*. This
-lesson shows that an output is as safe to save as an input, and cheaper than
-computing the result again.
+lesson shows that, for double backward, an output is as safe to save as an
+input, and what saving it costs.
 """
 
 # %%
@@ -46,10 +46,11 @@ assert torch.allclose(grad_grad_x, torch.exp(x))
 # Why it works: an output has a grad_fn
 # -------------------------------------
 #
-# What ``backward`` reads from ``ctx.saved_tensors`` is the output with its
-# ``grad_fn``, ``MyExpBackward``. So the recorded ``grad_out * result`` points
-# to ``MyExpBackward``, and the second backward pass calls ``MyExp.backward``
-# again: the second derivative is :math:`e^{x}` because the first one was.
+# What ``backward`` reads from ``ctx.saved_tensors`` shares the output's
+# memory and has its ``grad_fn``, ``MyExpBackward``. So the recorded
+# ``grad_out * result`` points to ``MyExpBackward``, and the second backward
+# pass calls ``MyExp.backward`` again: the second derivative is :math:`e^{x}`
+# because the first one was.
 
 saved = out.grad_fn.saved_tensors[0]
 print("saved output's grad_fn:", type(saved.grad_fn).__name__)
@@ -57,18 +58,55 @@ below = [type(node).__name__ for node, _ in grad_x.grad_fn.next_functions if nod
 print("grad_x.grad_fn:", type(grad_x.grad_fn).__name__, "->", below)
 assert saved.grad_fn is out.grad_fn
 assert any(node is out.grad_fn for node, _ in grad_x.grad_fn.next_functions)
+assert saved.data_ptr() == out.data_ptr()
 
 # %%
-# Saving the output costs no extra memory
-# ---------------------------------------
+# What saving the output costs
+# ----------------------------
 #
-# The saved tensor shares the output's memory, which the caller usually keeps
-# anyway. Saving ``x`` instead and computing ``torch.exp(x)`` again in
-# ``backward`` would also work, at the cost of a second exponential in every
-# backward pass; :ref:`lesson-saving-intermediates` measures that trade-off.
+# The graph keeps the saved output alive, even after the caller drops
+# ``out``, until the graph is freed: by a backward pass that does not retain
+# it (``retain_graph`` defaults to ``create_graph``), or when nothing refers to
+# the graph any more. A gradient taken with ``create_graph=True`` refers to
+# ``MyExpBackward``, so the output lives as long as that gradient. And the
+# caller must not change the output in place: autograd raises when
+# ``backward`` reads it. Computing again from ``x`` trades this memory for
+# compute, as :ref:`lesson 03 <lesson-saving-intermediates>` shows.
 
-print("same memory as the output:", saved.data_ptr() == out.data_ptr())
-assert saved.data_ptr() == out.data_ptr()
+import weakref
+
+kept = MyExp.apply(x)
+loss = kept.sum()
+node = kept.grad_fn
+del kept  # the caller drops the output; the graph still holds its values
+held = torch.equal(node.saved_tensors[0], torch.exp(x))
+loss.backward()  # frees the graph, and the saved output with it
+try:
+    node.saved_tensors
+    freed = ""
+except RuntimeError as err:
+    freed = str(err)
+print("held after del:", held, "| freed by backward:", bool(freed))
+assert held and "after they have already been freed" in freed
+
+kept = MyExp.apply(x)
+node = weakref.ref(kept.grad_fn)
+(grad,) = torch.autograd.grad(kept.sum(), x, create_graph=True)
+del kept
+held = torch.equal(node().saved_tensors[0], torch.exp(x))
+del grad
+print("held by a create_graph gradient:", held, "| freed with it:", node() is None)
+assert held and node() is None
+
+changed = MyExp.apply(x)
+changed.mul_(2)  # an in-place change of the saved output
+try:
+    changed.sum().backward()
+    error = ""
+except RuntimeError as err:
+    error = str(err)
+print("after an in-place change:", error.split(":")[0])
+assert "modified by an inplace operation" in error
 
 # %%
 # Checks and graph
@@ -84,9 +122,13 @@ print("gradcheck and gradgradcheck pass")
 # %%
 # From ``x``, a path runs to ``MyExpBackward``, which leads both to ``out``
 # and, through ``MulBackward0``, to ``grad_x``. The orange ``result`` is the
-# saved output.
+# saved output: each read gives a new tensor object, so a box of its own.
 
 from torchviz import make_dot
+
+again = out.grad_fn.saved_tensors[0]
+print("saved is out:", saved is out, "| same object twice:", saved is again)
+assert saved is not out and saved is not again
 
 make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 
@@ -97,10 +139,11 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # * Save the output when the derivative is easiest to write with it. It keeps
 #   its ``grad_fn``, so double backward works as for an input.
 # * The second backward pass runs the Function's own ``backward`` again.
-# * Saving the output reuses forward's work and its memory.
+# * Saving the output reuses forward's work without a copy. It keeps the
+#   output alive until the graph is freed, and forbids changing it in place.
 #
-# Next, :ref:`lesson-saving-intermediates`: values that are neither inputs nor
-# outputs.
+# Next, :ref:`pattern 3 <lesson-saving-intermediates>`: values that are
+# neither inputs nor outputs.
 
 # %%
 # Exercise
@@ -108,25 +151,81 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 #
 # Write ``Sigmoid``, a Function for the logistic sigmoid
 # :math:`\sigma(x) = 1 / (1 + e^{-x})`, whose derivative
-# :math:`\sigma(x)(1 - \sigma(x))` is easiest written with the output. Then
-# run ``check_sigmoid(Sigmoid)``: it returns without a word when your Function
-# is right and saves its output, and raises an error that says what is wrong
-# otherwise. A solution is below, for when you are done.
+# :math:`\sigma(x)(1 - \sigma(x))` is easiest written with the output. The form
+# is part of the exercise: save the output with ``ctx.save_for_backward`` and
+# keep no tensor on ``ctx`` (only a saved tensor gets autograd's in-place check
+# and saved-tensor hooks, as :ref:`lesson 06 <lesson-extending-rules>` shows).
+# Then run ``check_sigmoid(Sigmoid)`` (a function that calls your Function
+# works too). It tries a scalar, a vector and a non-contiguous matrix, to first
+# and second order. It returns quietly when your Function is right and saves
+# its output, and otherwise raises an ``AssertionError`` that says what is
+# wrong. A solution follows on the page (and as a separate download).
+
+
+def holds_tensor(value):
+    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(holds_tensor(item) for item in value)
+    return torch.is_tensor(value)
+
+
+def changes_grad_out(call, x):
+    """Whether backward writes into the gradients it receives."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    grads = [torch.rand_like(out) for out in outs]
+    before = [grad.clone() for grad in grads]
+    torch.autograd.grad(outs, x, grads)
+    return not all(map(torch.equal, grads, before))
 
 
 def check_sigmoid(function):
-    """Raise unless ``function`` is the sigmoid, saves its output, and has both derivatives."""
-    for shape in [(), (3,), (2, 3)]:
-        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
-        out = function.apply(x)
-        assert out.shape == x.shape and torch.allclose(out, torch.sigmoid(x)), shape
-        saved = out.grad_fn.saved_tensors
-        assert len(saved) == 1 and saved[0].grad_fn is out.grad_fn, "save the output only"
-        assert gradcheck(function.apply, (x,)) and gradgradcheck(function.apply, (x,))
+    """Return quietly if ``function`` is the sigmoid, saves its output, and has both derivatives
+    right."""
+    call = getattr(function, "apply", function)  # a Function, or a function
+    double = torch.float64
+    scalar, vector = torch.randn((), dtype=double), torch.randn(3, dtype=double)
+    matrix = torch.randn(3, 2, dtype=double).t()  # not contiguous
+    for x in (scalar, vector, matrix):
+        x.requires_grad_()
+        where = f"on a float64 input of shape {tuple(x.shape)}"
+        try:
+            out = call(x)
+        except Exception as err:
+            raise AssertionError(f"forward fails {where}: {err}") from None
+        if not torch.is_tensor(out) or (out.shape, out.dtype) != (x.shape, x.dtype):
+            got = type(out).__name__
+            if torch.is_tensor(out):
+                got = f"{str(out.dtype)[6:]} of shape {tuple(out.shape)}"
+            raise AssertionError(f"forward returns {got} {where}")
+        if not torch.allclose(out, torch.sigmoid(x)):
+            raise AssertionError(f"forward is not the sigmoid {where}")
+        if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
+            raise AssertionError("the output does not come from a custom Function")
+        kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
+        if kept:
+            message = f"ctx.{kept[0]} holds a tensor"
+            raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+        for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
+            if test is gradgradcheck and changes_grad_out(call, x):
+                raise AssertionError("backward changes grad_out in place: compute a new tensor")
+            try:
+                test(call, (x,))
+            except Exception as err:
+                reason = str(err).splitlines()[0].rstrip(",")
+                if "with respect to input" in reason and order == "second":
+                    reason += " (input 0 is x, the others are the incoming gradients)"
+                message = f"the {order} derivative fails {test.__name__} {where}: {reason}"
+                raise AssertionError(message) from None
+        if not any(t.grad_fn is out.grad_fn for t in out.grad_fn.saved_tensors):
+            raise AssertionError("right, but this exercise asks you to save the output")
 
 
 # sphinx_gallery_start_ignore
-# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+# Hidden on the page: the build runs the check on right answers in each form
+# the lessons teach, and on wrong ones (solutions/prove.py).
 import os
 import runpy
 

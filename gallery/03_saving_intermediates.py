@@ -6,9 +6,11 @@ Pattern 3: saving intermediate results
 
 Sometimes ``backward`` needs values that ``forward`` computed on the way,
 neither inputs nor outputs. Autograd did not record how ``forward`` computed
-them, so it cannot differentiate through them. This lesson shows the two
-correct ways to reuse them: return them as extra outputs, or compute them
-again in ``backward``.
+them, so it cannot differentiate through them. That is harmless only for
+values whose derivative is zero, such as a mask: :ref:`lesson 04
+<safe-intermediates>` says which. This lesson shows the two correct ways to
+reuse the others: return them as extra outputs, or compute them again in
+``backward``.
 """
 
 # %%
@@ -31,8 +33,9 @@ again in ``backward``.
 #    \bar{x} = \bar{s} \cosh(x) + \bar{e}_{+} e^{x} - \bar{e}_{-} e^{-x}
 #
 # where :math:`\bar{s}`, :math:`\bar{e}_{+}` and :math:`\bar{e}_{-}` are the
-# incoming gradients. An output that nothing used gets zeros, so the sum needs
-# no special case.
+# incoming gradients. An output that nothing used gets zeros (by default;
+# :ref:`lesson 06 <lesson-extending-rules>` shows how to get ``None``
+# instead), so the sum needs no special case.
 
 import torch
 
@@ -95,8 +98,12 @@ assert all(torch.allclose(g, torch.full_like(x, 0.5)) for g in second_pass[1:])
 # The first pass differentiates ``out``, so only ``grad_out`` arrives. The
 # second pass differentiates ``grad_x``, which backward computed from the two
 # saved exponentials, so all of its gradient arrives through them. A backward
-# that drops those two terms keeps the right first derivative and returns a
-# second derivative of zero:
+# that drops those two terms keeps the right first derivative, and here
+# returns a second derivative of zero. Autograd follows every step of it, and
+# through the wrapper it passes ``gradcheck``; ``gradgradcheck`` fails. It is
+# right at the values of the first pass, where the extra gradients are zero,
+# but not as a function of them: the second condition of
+# :ref:`lesson 01 <backward-as-a-function>`.
 
 
 class ForgetfulSinh(MySinh):
@@ -110,8 +117,28 @@ forgetful, _, _ = ForgetfulSinh.apply(x)
 (forgetful_grad,) = torch.autograd.grad(forgetful.sum(), x, create_graph=True)
 (forgetful_second,) = torch.autograd.grad(forgetful_grad.sum(), x)
 print("second derivative, extra gradients dropped:", forgetful_second)
-assert torch.allclose(forgetful_grad, torch.cosh(x))
+assert torch.allclose(forgetful_grad, torch.cosh(x)) and forgetful_grad.grad_fn is not None
 assert torch.equal(forgetful_second, torch.zeros_like(x))
+
+from torch.autograd import gradcheck, gradgradcheck
+from torch.autograd.gradcheck import GradcheckError
+
+
+def forgetful_sinh(x):
+    out, _exp_pos, _exp_neg = ForgetfulSinh.apply(x)
+    return out
+
+
+torch.manual_seed(0)
+inputs = (torch.randn(4, 3, dtype=torch.float64, requires_grad=True),)
+assert gradcheck(forgetful_sinh, inputs)
+try:
+    gradgradcheck(forgetful_sinh, inputs)
+    message = ""
+except GradcheckError as err:
+    message = str(err)
+print("gradcheck passes; gradgradcheck:", message.splitlines()[0])
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 
 # %%
 # The other way: compute them again in backward
@@ -121,9 +148,7 @@ assert torch.equal(forgetful_second, torch.zeros_like(x))
 # exponentials again. Those operations are recorded like any other, so double
 # backward works with no extra outputs. The trade-off: it saves only the
 # input, which the caller usually keeps anyway, instead of two new tensors, and
-# runs two more exponentials in every backward pass. ``node_names`` walks a
-# gradient's graph; the recomputed exponentials show up there as
-# ``ExpBackward0``.
+# runs two more exponentials in every backward pass.
 
 
 class SinhRecompute(torch.autograd.Function):
@@ -138,14 +163,21 @@ class SinhRecompute(torch.autograd.Function):
         return grad_out * (torch.exp(x) + torch.exp(-x)) / 2
 
 
-def node_names(node):
-    """The class names of every node in the graph below ``node``."""
-    if node is None:
-        return set()
-    found = {type(node).__name__}
-    for next_node, _ in node.next_functions:
-        found |= node_names(next_node)
-    return found
+from collections import Counter
+
+from torch.utils._python_dispatch import TorchDispatchMode
+
+
+class CountOps(TorchDispatchMode):
+    """Counts each ATen operation that runs, by name."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops[func.overloadpacket.__name__] += 1
+        return func(*args, **(kwargs or {}))
 
 
 again = SinhRecompute.apply(x)
@@ -153,15 +185,19 @@ again = SinhRecompute.apply(x)
 (again_second,) = torch.autograd.grad(again_grad.sum(), x)
 assert torch.allclose(again_second, torch.sinh(x))
 
-for name, y, g in (("extra outputs", out, grad_x), ("recompute", again, again_grad)):
+exps = {}
+for name, y in (("extra outputs", out), ("recompute", again)):
+    loss = y.sum()
+    for create_graph in (False, True):
+        with CountOps() as counter:
+            torch.autograd.grad(loss, x, retain_graph=True, create_graph=create_graph)
+        exps[name, create_graph] = counter.ops["exp"]
     saved_bytes = sum(t.nbytes for t in y.grad_fn.saved_tensors)
-    recomputed = "ExpBackward0" in node_names(g.grad_fn)
-    print(f"{name:13}: {saved_bytes} bytes saved, exp in backward: {recomputed}")
+    print(f"{name:13}: {saved_bytes} bytes saved, exp per backward pass: {exps[name, False]}")
 
 assert sum(t.nbytes for t in out.grad_fn.saved_tensors) == 2 * x.nbytes
 assert sum(t.nbytes for t in again.grad_fn.saved_tensors) == x.nbytes
-assert "ExpBackward0" in node_names(again_grad.grad_fn)
-assert "ExpBackward0" not in node_names(grad_x.grad_fn)
+assert exps == {(n, c): 2 if n == "recompute" else 0 for n, c in exps}
 
 # %%
 # Checks and graph
@@ -170,10 +206,6 @@ assert "ExpBackward0" not in node_names(grad_x.grad_fn)
 # The checks accept ``MySinh.apply`` with its three outputs too: then they also
 # test the extra terms, as if a user did use the exponentials.
 
-from torch.autograd import gradcheck, gradgradcheck
-
-torch.manual_seed(0)
-inputs = (torch.randn(4, 3, dtype=torch.float64, requires_grad=True),)
 for fn in (my_sinh, MySinh.apply, SinhRecompute.apply):
     assert gradcheck(fn, inputs) and gradgradcheck(fn, inputs)
 print("gradcheck and gradgradcheck pass for all three")
@@ -190,43 +222,104 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # Summary
 # -------
 #
-# * Values computed inside ``forward`` are constants to autograd.
+# * Values computed inside ``forward`` and not returned are constants to
+#   autograd, which is right only for those whose derivative is zero.
 # * To reuse them, return them as extra outputs and save those. ``backward``
-#   must then add the gradient of every output, even those the user never
-#   sees: the second pass arrives through exactly those. A wrapper hides them.
-# * Or compute them again in ``backward`` from a saved input: less memory, more
-#   compute.
+#   must then add the contribution of every output's gradient, even for those
+#   the user never sees: the part of the second derivative that flows through
+#   them arrives there (here, all of it). A wrapper hides them.
+# * Or compute them again in ``backward`` from a saved input: here one saved
+#   tensor instead of two, for two more exponentials in every backward pass.
 #
-# Next, :ref:`lesson-ctx-mistake`: what happens when they are kept on ``ctx``
-# instead.
+# Next, :ref:`the mistake <lesson-ctx-mistake>`: what happens when they are
+# kept on ``ctx`` instead.
 
 # %%
 # Exercise
 # --------
 #
 # Write ``XExp``, a Function for :math:`f(x) = x e^{x}`. Its derivative
-# :math:`(1 + x) e^{x}` reuses :math:`e^{x}`, so return :math:`e^{x}` as a
-# second output and save it. Then run ``check_x_exp(XExp)``: it checks both
-# outputs, and both derivatives of the Function used with both outputs and with
-# the main output alone, and returns without a word when your Function is
-# right. A solution is below, for when you are done.
+# :math:`(1 + x) e^{x}` reuses :math:`e^{x}`. The form is part of the
+# exercise: return the pair :math:`(x e^{x}, e^{x})`, in that order, save
+# :math:`e^{x}` as an output, and keep no tensor on ``ctx``. Then run
+# ``check_x_exp(XExp)``. It tries a scalar, a vector and a non-contiguous
+# matrix, and checks both derivatives of the Function used with both outputs
+# and with the first alone. It returns quietly when your Function is right, and
+# otherwise raises an ``AssertionError`` that says what is wrong. A solution
+# follows on the page (and as a separate download).
+
+
+def holds_tensor(value):
+    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(holds_tensor(item) for item in value)
+    return torch.is_tensor(value)
+
+
+def changes_grad_out(call, x):
+    """Whether backward writes into the gradients it receives."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    grads = [torch.rand_like(out) for out in outs]
+    before = [grad.clone() for grad in grads]
+    torch.autograd.grad(outs, x, grads)
+    return not all(map(torch.equal, grads, before))
 
 
 def check_x_exp(function):
-    """Raise unless ``function`` returns (x * exp(x), exp(x)) with both derivatives."""
-    for shape in [(), (3,), (2, 3)]:
-        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
-        out, exp = function.apply(x)
-        assert torch.allclose(exp, torch.exp(x)), "the second output is exp(x)"
+    """Return quietly if ``function`` returns (x * exp(x), exp(x)), saves exp(x), and has both
+    derivatives right."""
+    call = getattr(function, "apply", function)  # a Function, or a function
+    double = torch.float64
+    scalar, vector = torch.randn((), dtype=double), torch.randn(3, dtype=double)
+    matrix = torch.randn(3, 2, dtype=double).t()  # not contiguous
+    for x in (scalar, vector, matrix):
+        x.requires_grad_()
+        where = f"on a float64 input of shape {tuple(x.shape)}"
+        try:
+            outs = call(x)
+        except Exception as err:
+            raise AssertionError(f"forward fails {where}: {err}") from None
+        if not isinstance(outs, tuple) or len(outs) != 2:
+            raise AssertionError("forward must return two tensors, (x * exp(x), exp(x))")
+        expected = {"x * exp(x)": x * torch.exp(x), "exp(x)": torch.exp(x)}
+        for got, (name, value) in zip(outs, expected.items()):
+            if not torch.is_tensor(got) or (got.shape, got.dtype) != (x.shape, x.dtype):
+                what = type(got).__name__
+                if torch.is_tensor(got):
+                    what = f"{str(got.dtype)[6:]} of shape {tuple(got.shape)}"
+                raise AssertionError(f"forward returns {what} for {name} {where}")
+            if not torch.allclose(got, value):
+                raise AssertionError(f"forward is not {name} {where}")
+        out, exp = outs
+        if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
+            raise AssertionError("the output does not come from a custom Function")
+        kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
+        if kept:
+            message = f"ctx.{kept[0]} holds a tensor"
+            raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+        for fn, used in ((call, "both outputs"), (lambda t: call(t)[0], "the first output alone")):
+            for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
+                if test is gradgradcheck and changes_grad_out(fn, x):
+                    raise AssertionError("backward changes grad_out in place: compute a new tensor")
+                try:
+                    test(fn, (x,))
+                except Exception as err:
+                    reason = str(err).splitlines()[0].rstrip(",")
+                    if "with respect to input" in reason and order == "second":
+                        reason += " (input 0 is x, the others are the incoming gradients)"
+                    message = f"the {order} derivative fails {test.__name__} {where}, with {used}"
+                    raise AssertionError(f"{message}: {reason}") from None
         saved = out.grad_fn.saved_tensors
-        assert any(t.grad_fn is out.grad_fn and torch.equal(t, exp) for t in saved), "save exp(x)"
-        assert out.shape == x.shape and torch.allclose(out, x * torch.exp(x)), shape
-        for fn in (function.apply, lambda t: function.apply(t)[0]):
-            assert gradcheck(fn, (x,)) and gradgradcheck(fn, (x,))
+        if not any(t.grad_fn is out.grad_fn and torch.equal(t, exp) for t in saved):
+            raise AssertionError("right, but this exercise asks you to save exp(x), the output")
 
 
 # sphinx_gallery_start_ignore
-# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+# Hidden on the page: the build runs the check on right answers in each form
+# the lessons teach, and on wrong ones (solutions/prove.py).
 import os
 import runpy
 

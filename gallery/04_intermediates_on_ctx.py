@@ -7,8 +7,8 @@ The mistake: intermediates kept on ctx
 There is a shorter way to write the sinh of the previous lesson: keep the two
 exponentials as attributes of ``ctx``. The first derivative is right,
 ``gradcheck`` passes, and PyTorch does not warn. The second derivative is
-wrong. This lesson runs the mistake live: which check catches it, what its
-message says, and what a wrong second derivative looks like in real code.
+wrong. This lesson runs the mistake live, shows what it does in real code,
+and which intermediates are safe to save all the same.
 """
 
 # %%
@@ -58,9 +58,8 @@ assert torch.allclose(grad_x, torch.cosh(x)) and first_ok and not caught
 # -------------------
 #
 # :func:`~torch.autograd.gradgradcheck` raises
-# :exc:`~torch.autograd.gradcheck.GradcheckError`, a subclass of
-# ``RuntimeError`` that the module ``torch.autograd.gradcheck`` defines. Output
-# gradients of ones (``grad_outputs``) keep the numbers easy to read.
+# :exc:`~torch.autograd.gradcheck.GradcheckError`. Output gradients of ones
+# (``grad_outputs``) keep the numbers easy to read.
 
 ones = torch.ones(3, dtype=torch.float64, requires_grad=True)
 try:
@@ -80,7 +79,7 @@ assert all(f"{v:.4f}" in message for v in torch.sinh(inputs[0]).tolist())
 # derivative :math:`\sinh` on its diagonal (compare the last line). The
 # **analytical** one, from the graph that ``backward`` recorded, is zero:
 # that graph says the gradient does not depend on the input.
-# :ref:`lesson-diagnosing` reads such messages in detail.
+# :ref:`Lesson 11 <lesson-diagnosing>` reads such messages in detail.
 #
 # Why: the values on ctx are constants
 # ------------------------------------
@@ -106,9 +105,11 @@ assert "does not require grad and does not have a grad_fn" in error
 # In real code: a silently wrong second derivative
 # ------------------------------------------------
 #
-# Inside a larger computation the incoming gradient depends on ``x``, so
-# ``grad_x`` has a graph and the second derivative comes out, wrong. Take
-# :math:`L = \frac{1}{2} \sum \sinh(x)^2`:
+# A second pass raises only if ``grad_x``'s graph does not reach what it
+# differentiates for. When the incoming gradient, or the Function's input,
+# depends on that, the second derivative comes out wrong. Take
+# :math:`L = \frac{1}{2} \sum \sinh(x)^2`, whose incoming gradient is
+# :math:`\sinh(x)`:
 #
 # .. math::
 #
@@ -135,11 +136,30 @@ assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 # %%
 # No error, no warning: the term :math:`\sinh(x)^2`, which comes from
 # differentiating :math:`\cosh(x)` inside ``backward``, is missing. At
-# :math:`x = 0` it is zero, so that entry is even right. PyTorch's own tracker
-# describes this trap in `pytorch/pytorch#58509
-# <https://github.com/pytorch/pytorch/issues/58509>`__ and `#76185
-# <https://github.com/pytorch/pytorch/issues/76185>`__.
+# :math:`x = 0` it is zero, so that entry is even right.
 #
+# In a :ref:`gradient penalty <gradient-penalty>`, the incoming gradient is
+# the ones from ``sum``, but the input of :math:`\sinh(w x)` depends on the
+# weight ``w``, for which the gradient with respect to ``x`` is differentiated
+# again: silently wrong too. PyTorch's own tracker describes this trap in
+# `pytorch/pytorch#58509 <https://github.com/pytorch/pytorch/issues/58509>`__
+# and `#76185 <https://github.com/pytorch/pytorch/issues/76185>`__.
+
+w = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+
+
+def penalty_grad(sinh):
+    (grad,) = torch.autograd.grad(sinh(w * x).sum(), x, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), w)[0]
+
+
+on_ctx, reference = penalty_grad(SinhOnCtx.apply), penalty_grad(torch.sinh)
+print("penalty's gradient for w, SinhOnCtx:", on_ctx, "| torch.sinh:", reference)
+cosh, sinh = torch.cosh(w * x).detach(), torch.sinh(w * x).detach()
+assert torch.allclose(reference, (2 * w * cosh**2 + 2 * w**2 * cosh * sinh * x).sum())
+assert torch.allclose(on_ctx, (2 * w * cosh**2).sum())  # cosh(w x) held constant
+
+# %%
 # The graph: grad_x is cut off from x
 # -----------------------------------
 #
@@ -194,6 +214,60 @@ except GradcheckError as err:
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 
 # %%
+# .. _safe-intermediates:
+#
+# Which intermediates are safe to save
+# ------------------------------------
+#
+# Treating an intermediate as a constant is exact when its derivative with
+# respect to the inputs is zero: a mask such as ``x > 0``, the indices of a
+# maximum or a sort, a dropout mask drawn at random. Such an intermediate may
+# be saved as it is. A ReLU that saves its mask, and a maximum along the last
+# dimension that saves its indices, pass
+# :func:`~torch.autograd.gradgradcheck`, where the saved exponentials above
+# fail it. Anything else computed from the inputs must become an output, or be
+# computed again in ``backward``.
+
+
+class ReluSavedMask(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        mask = x > 0  # an intermediate, constant wherever it has a derivative
+        ctx.save_for_backward(mask)
+        return x.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (mask,) = ctx.saved_tensors
+        return torch.where(mask, grad_out, 0.0)
+
+
+class MaxSavedIndices(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        values, indices = x.max(dim=-1, keepdim=True)
+        ctx.save_for_backward(indices)  # an intermediate: integers, no derivative
+        ctx.shape = x.shape
+        return values.squeeze(-1)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (indices,) = ctx.saved_tensors
+        grad_x = grad_out.new_zeros(ctx.shape)
+        return grad_x.scatter(-1, indices, grad_out.reshape(indices.shape))
+
+
+batch = (torch.randn(2, 3, dtype=torch.float64, requires_grad=True),)
+passes = {
+    fn.__name__: gradgradcheck(fn.apply, batch, raise_exception=False)
+    for fn in (SinhSavedIntermediates, ReluSavedMask, MaxSavedIndices)
+}
+print("gradgradcheck passes:", passes)
+assert torch.equal(ReluSavedMask.apply(batch[0]), torch.relu(batch[0]))
+assert torch.equal(MaxSavedIndices.apply(batch[0]), batch[0].amax(dim=-1))
+assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSavedIndices": True}
+
+# %%
 # Summary
 # -------
 #
@@ -201,22 +275,30 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 #   constants to autograd.
 # * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
 #   :func:`~torch.autograd.gradgradcheck` fails.
-# * In real code the second derivative is silently wrong.
-# * The fix is :ref:`lesson-saving-intermediates`: return them as outputs, or
-#   compute them again in ``backward``.
+# * A second pass raises an error only if ``grad_x``'s graph does not reach
+#   what it differentiates for; otherwise, as in a gradient penalty, the
+#   result is silently wrong.
+# * The fix is :ref:`pattern 3 <lesson-saving-intermediates>`: return them as
+#   outputs, or compute them again in ``backward``. Only an intermediate whose
+#   derivative is zero, such as a mask or indices, is safe to save as it is.
 #
-# Next, :ref:`lesson-untracked-backward`: a backward that runs outside
-# PyTorch.
+# Next, :ref:`pattern 4 <lesson-untracked-backward>`: a backward that runs
+# outside PyTorch.
 
 # %%
 # Exercise
 # --------
 #
 # This softplus, :math:`\log(1 + e^{x})`, keeps its derivative, the sigmoid,
-# on ``ctx``. Fix it, then run ``check_softplus(SoftplusOnCtx)``: it returns
-# without a word when the Function has both derivatives right and keeps no
-# tensor on ``ctx``, and raises an error that says what is wrong otherwise. A
-# solution is below, for when you are done.
+# on ``ctx``. Fix it, either way that :ref:`lesson 03
+# <lesson-saving-intermediates>` teaches: compute the sigmoid again in
+# ``backward``, or return it as a second output, with a wrapper that returns
+# the softplus alone. Then run ``check_softplus`` on your Function or on your
+# wrapper (``check_softplus(SoftplusOnCtx)`` shows the message for the bug).
+# It tries a scalar, a vector and a non-contiguous matrix, to first and second
+# order. It returns quietly when the softplus is right and keeps no tensor on
+# ``ctx``, and otherwise raises an ``AssertionError`` that says what is wrong.
+# A solution follows on the page (and as a separate download).
 
 
 class SoftplusOnCtx(torch.autograd.Function):
@@ -230,20 +312,79 @@ class SoftplusOnCtx(torch.autograd.Function):
         return grad_out * ctx.sigmoid
 
 
+def holds_tensor(value):
+    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(holds_tensor(item) for item in value)
+    return torch.is_tensor(value)
+
+
+def changes_grad_out(call, x):
+    """Whether backward writes into the gradients it receives."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    grads = [torch.rand_like(out) for out in outs]
+    before = [grad.clone() for grad in grads]
+    torch.autograd.grad(outs, x, grads)
+    return not all(map(torch.equal, grads, before))
+
+
 def check_softplus(function):
-    """Raise unless ``function`` is softplus, with both derivatives and no tensor on ctx."""
-    for shape in [(), (3,), (2, 3)]:
-        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
-        out = function.apply(x)
-        expected = torch.nn.functional.softplus(x)
-        assert out.shape == x.shape and torch.allclose(out, expected), shape
-        kept = [name for name, value in vars(out.grad_fn).items() if torch.is_tensor(value)]
-        assert not kept, f"tensors kept on ctx: {kept}"
-        assert gradcheck(function.apply, (x,)) and gradgradcheck(function.apply, (x,))
+    """Return quietly if ``function`` is softplus, with both derivatives right, no tensor on ctx.
+
+    ``function`` is a Function, or a function that calls one; it returns the
+    softplus, or a tuple whose first element is the softplus.
+    """
+    call = getattr(function, "apply", function)
+    double = torch.float64
+    scalar, vector = torch.randn((), dtype=double), torch.randn(3, dtype=double)
+    matrix = torch.randn(3, 2, dtype=double).t()  # not contiguous
+    for x in (scalar, vector, matrix):
+        x.requires_grad_()
+        where = f"on a float64 input of shape {tuple(x.shape)}"
+        try:
+            outs = call(x)
+        except Exception as err:
+            raise AssertionError(f"forward fails {where}: {err}") from None
+        out = outs[0] if isinstance(outs, tuple) else outs
+        if not torch.is_tensor(out) or (out.shape, out.dtype) != (x.shape, x.dtype):
+            got = type(out).__name__
+            if torch.is_tensor(out):
+                got = f"{str(out.dtype)[6:]} of shape {tuple(out.shape)}"
+            raise AssertionError(f"forward returns {got} {where}")
+        if not torch.allclose(out, torch.nn.functional.softplus(x)):
+            raise AssertionError(f"forward is not the softplus {where}")
+        if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
+            raise AssertionError("the output does not come from a custom Function")
+        kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
+        if kept:
+            message = f"ctx.{kept[0]} holds a tensor: keep no tensor on ctx"
+            raise AssertionError(f"{message} (lesson 03 shows two fixes)")
+        uses = [(call, "")]
+        if isinstance(outs, tuple):
+            uses = [
+                (call, ", with both outputs"),
+                (lambda t: call(t)[0], ", with the softplus alone"),
+            ]
+        for fn, used in uses:
+            for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
+                if test is gradgradcheck and changes_grad_out(fn, x):
+                    raise AssertionError("backward changes grad_out in place: compute a new tensor")
+                try:
+                    test(fn, (x,))
+                except Exception as err:
+                    reason = str(err).splitlines()[0].rstrip(",")
+                    if "with respect to input" in reason and order == "second":
+                        reason += " (input 0 is x, the others are the incoming gradients)"
+                    message = f"the {order} derivative fails {test.__name__} {where}{used}"
+                    raise AssertionError(f"{message}: {reason}") from None
 
 
 # sphinx_gallery_start_ignore
-# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+# Hidden on the page: the build runs the check on right answers in each form
+# the lessons teach, and on wrong ones (solutions/prove.py).
 import os
 import runpy
 

@@ -4,11 +4,14 @@ r"""
 Pattern 4: a backward autograd cannot track
 ===========================================
 
-When ``backward`` runs NumPy, SciPy or a C++ extension, the first derivative
-is still right: you wrote it. But it leaves no graph, so there is no second
-derivative. This lesson shows how that fails, loudly or silently, what
-``once_differentiable`` does and does not catch, and the cure: the backward
-becomes a Function of its own.
+When ``backward`` computes with code that autograd cannot see, the first
+derivative can still be right: you wrote it. But that code leaves no graph,
+so there is no second derivative. Such code includes NumPy, SciPy, and
+compiled code that reads the tensors' memory directly; a C++ extension that
+calls PyTorch's own (ATen) operations on tensors is recorded like Python
+code. This lesson shows how the second derivative fails, loudly or
+silently, what ``once_differentiable`` does and does not catch, and the cure:
+the backward becomes a Function of its own.
 """
 
 # %%
@@ -16,9 +19,10 @@ becomes a Function of its own.
 # --------------------------
 #
 # :math:`f(x) = x^3` and :math:`f'(x) = 3x^2`, both in NumPy. ``.numpy()``
-# refuses a tensor that requires grad while grad mode is on. Grad mode is off
-# inside ``forward``, but on inside ``backward`` under ``create_graph=True``,
-# so ``backward`` needs ``.detach()``:
+# refuses a tensor that requires grad while grad mode is on, and
+# :ref:`lesson 01 <lesson-saving-inputs>` showed that ``backward`` runs with
+# grad mode on under ``create_graph=True``. So ``backward`` needs
+# ``.detach()``:
 
 import numpy as np
 import torch
@@ -74,9 +78,9 @@ except GradcheckError as error:
 assert message == "Numerical gradient for function expected to be zero"
 
 # %%
-# Inside a larger computation, the untracked part silently counts as zero.
-# For :math:`h(x) = x^3 + x^2`, with only the cube in NumPy, autograd returns
-# :math:`h''(x) = 2` instead of :math:`6x + 2`:
+# When another term of a larger computation reaches ``x``, the untracked part
+# silently counts as zero. For :math:`h(x) = x^3 + x^2`, with only the cube in
+# NumPy, autograd returns :math:`h''(x) = 2` instead of :math:`6x + 2`:
 
 
 def second_derivative(cube, x):
@@ -93,10 +97,10 @@ assert torch.equal(wrong, torch.full_like(x, 2.0))
 # ----------------------------------------------------------
 #
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-# (from ``torch.autograd.function``) declares that ``backward`` has no
-# derivative. It runs ``backward`` without recording, and when the incoming
-# gradient requires grad, it attaches its results to an error node that raises
-# if a later backward pass runs it.
+# declares that ``backward`` has no derivative. It runs ``backward`` with grad mode off. Then, if grad mode is on
+# (``create_graph=True``) and an incoming gradient requires grad, it returns
+# detached aliases of the results (new tensors that share their memory),
+# attached to an error node that raises when a backward pass runs it.
 
 from torch.autograd.function import once_differentiable
 
@@ -108,6 +112,14 @@ class CubeOnce(CubeNumpy):
         return CubeNumpy.backward(ctx, grad_out)
 
 
+# what the mark returns when grad mode is on: an alias, on an error node
+identity = once_differentiable(lambda ctx, grad_out: grad_out)
+incoming = torch.ones(3, requires_grad=True)
+alias = identity(None, incoming)
+assert alias is not incoming and alias.data_ptr() == incoming.data_ptr()
+assert type(alias.grad_fn).__name__ == "Error"
+
+
 def penalty(cube):
     """A gradient penalty (as in WGAN-GP): the squared norm of a gradient."""
     (grad,) = torch.autograd.grad(torch.tanh(cube(x)).sum(), x, create_graph=True)
@@ -115,15 +127,21 @@ def penalty(cube):
 
 
 # %%
-# Three ways to ask for the second derivative, three outcomes:
+# What happens next depends on the case:
 #
-# 1. ``.backward()`` walks the whole graph, runs the error node and raises the
-#    clear error.
-# 2. :func:`torch.autograd.grad` with explicit inputs never reaches the error
-#    node, which hangs off the detached results, not off ``x``: it raises a
-#    generic error, or, with ``allow_unused=True``, returns ``None``.
-# 3. With a constant incoming gradient (the ones from ``sum``), there is
-#    nothing to attach an error node to: :math:`h''` is silently wrong again.
+# 1. ``.backward()`` without ``inputs`` runs every node that leads to a leaf,
+#    the error node too: the clear error.
+# 2. With explicit inputs (:func:`torch.autograd.grad`, or
+#    ``.backward(inputs=...)``), autograd runs only the nodes on paths to
+#    them. The error node hangs off those aliases, not off ``x``, so it
+#    never runs. If nothing else leads to ``x``,
+#    :func:`torch.autograd.grad` raises a generic error (or returns ``None``
+#    with ``allow_unused=True``), and ``.backward(inputs=...)`` leaves
+#    ``x.grad`` at ``None``. If another term leads to ``x``, the result
+#    silently lacks the marked Function's part.
+# 3. With an incoming gradient that does not require grad (the ones from
+#    ``sum``), there is no error node at all: :math:`h''` is silently wrong
+#    again.
 
 try:
     penalty(CubeOnce.apply).backward()
@@ -136,19 +154,27 @@ except RuntimeError as error:
     print("2.", error)
     unused_error = str(error)
 missing = torch.autograd.grad(penalty(CubeOnce.apply), x, allow_unused=True)[0]
-print("2. with allow_unused=True:", missing)
+x.grad = None
+penalty(CubeOnce.apply).backward(inputs=[x])
+print("2. allow_unused=True:", missing, "| .backward(inputs=[x]), x.grad:", x.grad)
+(partial,) = torch.autograd.grad(penalty(lambda t: CubeOnce.apply(t) + t**2), x)
+(full,) = torch.autograd.grad(penalty(lambda t: t**3 + t**2), x)
+print("2. with x**2 added:", partial.round(decimals=4), "expected:", full.round(decimals=4))
 print("3. h''(x):", second_derivative(CubeOnce.apply, x))
 
 assert "marked with @once_differentiable" in once_error
 assert "appears to not have been used in the graph" in unused_error
-assert missing is None
+assert missing is None and x.grad is None
+assert not torch.allclose(partial, full)
 assert torch.equal(second_derivative(CubeOnce.apply, x), torch.full_like(x, 2.0))
 
 # %%
-# So the marker documents the limit and turns many mistakes into a clear error,
-# but the test to rely on is :func:`~torch.autograd.gradgradcheck`, which fails
-# for the marked Function too (it calls :func:`torch.autograd.grad` with
-# explicit inputs, like case 2, so the error node never runs).
+# So the mark gives its clear error in case 1 only. The test to rely on is
+# :func:`~torch.autograd.gradgradcheck`, which fails for the marked Function
+# too: it asks with explicit inputs, as in case 2, and compares with finite
+# differences. Mark only a ``backward`` that is not differentiable:
+# :ref:`lesson 07 <lesson-custom-layer>` shows what the mark costs on one that
+# is.
 
 try:
     gradgradcheck(CubeOnce.apply, inputs)
@@ -163,9 +189,10 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 # ----------------------------------------
 #
 # Autograd cannot look inside NumPy, but it can call a ``backward`` that we
-# write. So the backward computation :math:`b(g, x) = 3x^2 g` becomes a second
-# Function, whose own backward returns a gradient for each of its inputs,
-# given the gradient :math:`\bar{b}` of its result:
+# write. So :math:`b(g, x) = 3x^2 g`, the function that double backward
+# differentiates (:ref:`lesson 01 <backward-as-a-function>`), becomes a
+# second Function. Its own backward returns the derivatives with respect to
+# both of its inputs, given the gradient :math:`\bar{b}` of its result:
 #
 # .. math::
 #
@@ -238,45 +265,115 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # Summary
 # -------
 #
-# * Code outside PyTorch leaves no graph: the first derivative is right, the
-#   second is an error or, mixed with tracked code, silently wrong.
-# * :func:`~torch.autograd.function.once_differentiable` makes ``.backward()``
-#   raise a clear error, but :func:`torch.autograd.grad` with explicit inputs
-#   raises a generic one (or returns ``None`` with ``allow_unused=True``), and
-#   a constant incoming gradient gets no error node at all. Rely on
+# * Code that autograd cannot see leaves no graph: the first derivative is
+#   right, the second is an error or, when another term reaches ``x``,
+#   silently wrong.
+# * :func:`~torch.autograd.function.once_differentiable` raises its clear
+#   error only when a backward pass runs its error node. With explicit
+#   inputs, or an incoming gradient that does not require grad, the result is
+#   a generic error, ``None``, or silently wrong. Rely on
 #   :func:`~torch.autograd.gradgradcheck`.
 # * The cure is a second Function for the backward, with a hand-written
-#   backward of its own in PyTorch operations.
+#   backward of its own, for both of its inputs, in PyTorch operations.
 #
-# Next, :ref:`lesson-extending-rules`: the general rules for writing
-# Functions.
+# Next, :ref:`the rules <lesson-extending-rules>` for writing any Function,
+# each with a runnable example.
 
 # %%
 # Exercise
 # --------
 #
 # Write ``ExpNumpy``, an exponential whose forward and backward both compute
-# in NumPy, with a backward that is a second Function, as ``Cube`` is. Then
-# run ``check_exp_numpy(ExpNumpy)``: it returns without a word when both
-# derivatives are right and the gradient comes from your second Function, and
-# raises an error that says what is wrong otherwise. A solution is below, for
-# when you are done.
+# in NumPy. The form is part of the exercise: ``backward`` returns the result
+# of a second Function, as ``Cube``'s does, and no tensor is kept on ``ctx``.
+# Then run ``check_exp_numpy(ExpNumpy)`` (a function that calls your Function
+# works too). It tries a scalar, a vector and a non-contiguous matrix, to
+# first, second and third order. It returns quietly when your Function is
+# right, and otherwise raises an ``AssertionError`` that says what is wrong. A
+# solution follows on the page (and as a separate download).
+
+
+def holds_tensor(value):
+    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(holds_tensor(item) for item in value)
+    return torch.is_tensor(value)
+
+
+def changes_grad_out(call, x):
+    """Whether backward writes into the gradients it receives."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    grads = [torch.rand_like(out) for out in outs]
+    before = [grad.clone() for grad in grads]
+    torch.autograd.grad(outs, x, grads)
+    return not all(map(torch.equal, grads, before))
 
 
 def check_exp_numpy(function):
-    """Raise unless ``function`` is exp, with a backward that is itself a Function."""
-    for shape in [(), (3,), (2, 3)]:
-        x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
-        out = function.apply(x)
-        assert out.shape == x.shape and torch.allclose(out, torch.exp(x)), shape
-        (grad,) = torch.autograd.grad(out.sum(), x, create_graph=True)
-        backward_node = torch.autograd.function.BackwardCFunction
-        assert isinstance(grad.grad_fn, backward_node), "backward is not a Function"
-        assert gradcheck(function.apply, (x,)) and gradgradcheck(function.apply, (x,))
+    """Return quietly if ``function`` is exp, with three derivatives right and a backward that
+    returns the result of a second Function."""
+    call = getattr(function, "apply", function)  # a Function, or a function
+    custom_node = torch.autograd.function.BackwardCFunction
+    double = torch.float64
+    scalar, vector = torch.randn((), dtype=double), torch.randn(3, dtype=double)
+    matrix = torch.randn(3, 2, dtype=double).t()  # not contiguous
+    for x in (scalar, vector, matrix):
+        x.requires_grad_()
+        where = f"on a float64 input of shape {tuple(x.shape)}"
+        try:
+            out = call(x)
+        except Exception as err:
+            raise AssertionError(f"forward fails {where}: {err}") from None
+        if not torch.is_tensor(out) or (out.shape, out.dtype) != (x.shape, x.dtype):
+            got = type(out).__name__
+            if torch.is_tensor(out):
+                got = f"{str(out.dtype)[6:]} of shape {tuple(out.shape)}"
+            raise AssertionError(f"forward returns {got} {where}")
+        if not torch.allclose(out, torch.exp(x)):
+            raise AssertionError(f"forward is not exp(x) {where}")
+        if not isinstance(out.grad_fn, custom_node):
+            raise AssertionError("the output does not come from a custom Function")
+        kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
+        if kept:
+            message = f"ctx.{kept[0]} holds a tensor"
+            raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+        for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
+            if test is gradgradcheck and changes_grad_out(call, x):
+                raise AssertionError("backward changes grad_out in place: compute a new tensor")
+            try:
+                test(call, (x,))
+            except Exception as err:
+                reason = str(err).splitlines()[0].rstrip(",")
+                if "with respect to input" in reason and order == "second":
+                    reason += " (input 0 is x, the others are the incoming gradients)"
+                message = f"the {order} derivative fails {test.__name__} {where}: {reason}"
+                raise AssertionError(message) from None
+        (grad,) = torch.autograd.grad(call(x).sum(), x, create_graph=True)
+        if not isinstance(grad.grad_fn, custom_node):
+            raise AssertionError("right, but backward must return the result of a second Function")
+        kept = [name for name, value in vars(grad.grad_fn).items() if holds_tensor(value)]
+        if kept:
+            raise AssertionError(f"ctx.{kept[0]} holds a tensor, in the second Function")
+
+        # third order: b(x, g), the gradient for any g, differentiated twice
+        def b(x, g):
+            return torch.autograd.grad(call(x), x, g, create_graph=True)[0]
+
+        try:
+            gradgradcheck(b, (x, torch.randn_like(x, requires_grad=True)))
+        except Exception as err:
+            reason = str(err).splitlines()[0].rstrip(",")
+            message = f"the third derivative fails gradgradcheck {where}: {reason}"
+            hint = "the second Function's backward must be differentiable too"
+            raise AssertionError(f"{message}; {hint}") from None
 
 
 # sphinx_gallery_start_ignore
-# Hidden on the page: the build runs the check on the solution, and on a broken copy.
+# Hidden on the page: the build runs the check on right answers in each form
+# the lessons teach, and on wrong ones (solutions/prove.py).
 import os
 import runpy
 

@@ -5,29 +5,30 @@ The rules of extending torch.autograd
 =====================================
 
 Beyond double backward, a custom Function follows a handful of rules that
-decide whether even its first derivative is right, fast and safe. Each rule
-below comes with a small Function, and the lesson asserts every claim.
+decide whether even its first derivative is right, fast and safe. Every rule
+but rule 8 comes with a small Function whose claims the lesson asserts;
+rule 8 links to the lessons that show it.
 """
 
 # %%
 # The examples are checked by this helper, which runs
-# :func:`~torch.autograd.gradcheck` and :func:`~torch.autograd.gradgradcheck`
-# in ``float64`` and asserts both.
+# :func:`~torch.autograd.gradcheck` and then
+# :func:`~torch.autograd.gradgradcheck` in ``float64``: a Function that fails
+# either check stops the page.
 
 import torch
 
 # sphinx_gallery_thumbnail_path = "_static/thumbs/06_extending_autograd.svg"
 from torch.autograd import Function, gradcheck, gradgradcheck
+from torch.autograd.gradcheck import GradcheckError
 
 torch.manual_seed(0)
 
 
 def check(fn, *inputs):
-    """Run gradcheck and gradgradcheck on fn; print and assert the results."""
-    first_ok = gradcheck(fn, inputs)
-    second_ok = gradgradcheck(fn, inputs)
-    print("gradcheck:", first_ok, "| gradgradcheck:", second_ok)
-    assert first_ok and second_ok
+    """Raise GradcheckError unless fn passes gradcheck and gradgradcheck."""
+    gradcheck(fn, inputs)
+    gradgradcheck(fn, inputs)
 
 
 def double_input(*shape):
@@ -78,14 +79,20 @@ assert torch.equal(found, torch.ones_like(shift))
 check(Shift.apply, double_input(3), double_input(3))
 
 # %%
+# .. _rule-needs-input-grad:
+#
 # Rule 2: one gradient per input, and ``needs_input_grad``
 # --------------------------------------------------------
 #
 # ``backward`` receives one gradient per output of ``forward`` and returns one
-# value per input, in order: ``None`` for an input that is not a tensor, and
-# optionally for one that needs no gradient. ``ctx.needs_input_grad`` says
-# which gradients are wanted, so ``backward`` can skip the others. A counter
-# shows the skipped work.
+# value per input, in order: ``None`` for an input that is not a tensor; for
+# a tensor that does not require grad, either ``None`` or a gradient, which
+# autograd then discards.
+#
+# ``ctx.needs_input_grad`` holds one boolean per input: whether it was a
+# tensor that required grad when ``forward`` ran. ``backward`` tests it to
+# skip the work for an input that will never need a gradient, such as the
+# data or a frozen weight. A counter shows the skipped work.
 
 
 class ScaledProduct(Function):
@@ -122,6 +129,63 @@ assert ScaledProduct.calls == {"grad_x": 1, "grad_w": 0}
 assert torch.equal(x.grad, 0.5 * w)
 x.grad = None
 check(lambda a, b: ScaledProduct.apply(a, b, 0.5), double_input(3), double_input(3))
+
+# Shift returns a gradient for w too, which does not require grad: it is discarded
+(grad_x,) = torch.autograd.grad(Shift.apply(x, w).sum(), x)
+assert torch.equal(grad_x, torch.ones_like(x))
+
+# %%
+# ``needs_input_grad`` does not say which gradients the current call asks
+# for. Here the weight requires grad and :func:`torch.autograd.grad` asks for
+# the gradient of ``x`` alone: ``backward`` still finds ``True`` for the
+# weight, computes its gradient, and autograd throws it away.
+
+weight = torch.tensor([4.0, 5.0, 6.0], dtype=torch.float64, requires_grad=True)
+ScaledProduct.calls.update(grad_x=0, grad_w=0)
+out = ScaledProduct.apply(x, weight, 0.5)
+(grad_x,) = torch.autograd.grad(out.sum(), x)
+print("only x asked for: needs_input_grad:", out.grad_fn.needs_input_grad)
+print("calls:", ScaledProduct.calls)
+assert out.grad_fn.needs_input_grad == (True, True, False)
+assert ScaledProduct.calls == {"grad_x": 1, "grad_w": 1}
+
+# %%
+# A gradient normally has the shape of its input. When it has another shape,
+# for an input that requires grad, autograd sums it down to the input's shape
+# if that shape broadcasts to the gradient's, and raises an error otherwise.
+# The sum is the right gradient for an input that ``forward`` broadcast:
+# ``Shift`` returns a gradient of shape ``(2, 3)`` for a ``shift`` of shape
+# ``(3,)``, and ``shift`` gets the same gradient as in plain PyTorch.
+# ``ShiftSummed`` sums that gradient itself, which is right for such a
+# ``shift`` and wrong for one of shape ``(2, 3)``: autograd refuses the
+# gradient of shape ``(3,)`` when that ``shift`` requires grad, even if only
+# the gradient of ``rows`` is asked for, and drops it unchecked when it does
+# not.
+
+
+class ShiftSummed(Shift):
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out, grad_out.sum(0)  # the bug: right only for a shift shared by the rows
+
+
+rows = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+(summed,) = torch.autograd.grad((Shift.apply(rows, shift) ** 2).sum(), shift)
+(plain,) = torch.autograd.grad(((rows + shift) ** 2).sum(), shift)
+print("gradient for shift, shape (3,):", summed)
+shape_messages = {}
+for requires_grad in (True, False):
+    full_shift = torch.zeros(2, 3, dtype=torch.float64, requires_grad=requires_grad)
+    try:
+        torch.autograd.grad(ShiftSummed.apply(rows, full_shift).sum(), rows)
+        shape_messages[requires_grad] = "no error"
+    except RuntimeError as error:
+        shape_messages[requires_grad] = "RuntimeError: " + str(error)
+    print(f"shift (2, 3), requires_grad={requires_grad}: {shape_messages[requires_grad]}")
+assert summed.shape == shift.shape and torch.allclose(summed, plain)
+assert "returned an invalid gradient at index 1" in shape_messages[True]
+assert "got [3] but expected shape compatible with [2, 3]" in shape_messages[True]
+assert shape_messages[False] == "no error"
 
 # %%
 # Returning too few values is an error as soon as ``backward`` returns; extra
@@ -240,22 +304,64 @@ assert out.grad_fn.scale == 0.5
 check(lambda t: ScaledSquare.apply(t, 0.5), double_input(3))
 
 # %%
-# Saving does not make a tensor differentiable: an intermediate of
-# ``forward`` is accepted without a warning and still breaks double backward
-# (:ref:`lesson-ctx-mistake`). What saving buys, compared with keeping a
-# tensor as an attribute of ``ctx``, is three things, compared below on an
-# exponential that needs its output:
+# ``save_for_backward`` also takes an intermediate of ``forward`` (neither an
+# input nor an output) without a warning, yet double backward treats it as a
+# constant, which is right only where its derivative is zero:
+# :ref:`lesson 04 <safe-intermediates>` says which intermediates are safe.
+# ``SquareSavesTwoX`` computes :math:`x^2` and saves :math:`2x`: nothing warns,
+# and :func:`~torch.autograd.gradgradcheck` fails where ``ScaledSquare``, which
+# saves its input, passed.
+
+import warnings
+
+
+class SquareSavesTwoX(Function):
+    @staticmethod
+    def forward(ctx, x):
+        two_x = 2 * x
+        ctx.save_for_backward(two_x)  # an intermediate with a derivative: 2
+        return x**2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (two_x,) = ctx.saved_tensors
+        return grad_out * two_x
+
+
+sample = double_input(3)
+with warnings.catch_warnings(record=True) as warned:
+    warnings.simplefilter("always")
+    gradcheck(SquareSavesTwoX.apply, (sample,))
+    try:
+        gradgradcheck(SquareSavesTwoX.apply, (sample,))
+        failure = ""
+    except GradcheckError as error:
+        failure = str(error).splitlines()[0]
+print("SquareSavesTwoX: gradgradcheck:", failure)
+print("warnings:", len(warned))
+assert failure.startswith("Jacobian mismatch for output 0 with respect to input 0")
+assert not warned
+
+# %%
+# Saving, rather than keeping a tensor as an attribute of ``ctx``, buys three
+# things, each shown below on an exponential that needs its output:
 #
 # * **saved-tensor hooks** see it. ``torch.autograd.graph.saved_tensors_hooks``
 #   is how PyTorch offloads or compresses saved tensors; here the hook only
 #   records what it sees;
 # * **the in-place check**: a saved tensor changed in place before
-#   ``backward`` runs is an error, not a wrong gradient;
+#   ``backward`` runs is an error, not a wrong gradient. The check reads a
+#   version counter that PyTorch's in-place operations advance, so a change
+#   made through ``.data`` or through a NumPy array that shares the memory
+#   escapes it; so does any change to a tensor saved while saved-tensor hooks
+#   were active (PyTorch then skips the check, and ``backward`` gets whatever
+#   the hooks return);
 # * **no reference cycle**: an output kept on ``ctx`` points to its own node,
 #   so it lives until Python's garbage collector runs.
 
 import gc
 import weakref
+from contextlib import nullcontext
 
 
 class ExpSaved(Function):
@@ -282,36 +388,66 @@ class ExpOnCtx(Function):
         return grad_out * ctx.result
 
 
+def gradient_after_change(function, through="add_", hooks=False):
+    """The gradient after the output is changed in place (None for an error)."""
+    identity_hooks = torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)
+    with identity_hooks if hooks else nullcontext():
+        out = function.apply(x)
+    with torch.no_grad():  # an in-place change between forward and backward
+        if through == "add_":
+            out.add_(1.0)
+        elif through == ".data":
+            out.data.add_(1.0)
+        else:
+            out.detach().numpy()[:] += 1.0  # NumPy writes to the same memory
+    try:
+        return torch.autograd.grad(out.sum(), x)[0]
+    except RuntimeError as error:
+        assert "modified by an inplace operation" in str(error)
+        return None
+
+
 def what_saving_buys(function):
-    """Hooks see the tensor; an in-place change is caught; it is freed at once."""
+    """Whether a hook sees the tensor, the gradient after an in-place change
+    (None for an error), and whether the output is freed as soon as it is dropped."""
     seen = []
     with torch.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
         function.apply(x)
-    out = function.apply(x)
-    with torch.no_grad():
-        out.add_(1.0)  # an in-place change between forward and backward
-    try:
-        torch.autograd.grad(out.sum(), x)
-        caught = False
-    except RuntimeError as error:
-        caught = "modified by an inplace operation" in str(error)
+    after_change = gradient_after_change(function)
     gc.disable()  # only reference counting frees memory now
     freed = weakref.ref(function.apply(x))() is None
     gc.enable()
-    return bool(seen), caught, freed
+    return bool(seen), after_change, freed
 
 
-for function in (ExpSaved, ExpOnCtx):
-    hooked, caught, freed = what_saving_buys(function)
+results = {function: what_saving_buys(function) for function in (ExpSaved, ExpOnCtx)}
+for function, (hooked, after_change, freed) in results.items():
+    caught = after_change is None
     print(f"{function.__name__:8}: hook saw it {hooked}, in-place change caught {caught},", end="")
     print(f" freed at once {freed}")
-    assert (hooked, caught, freed) == (function is ExpSaved,) * 3
+assert results[ExpSaved] == (True, None, True)
+hooked, after_change, freed = results[ExpOnCtx]
+assert not hooked and not freed
+assert torch.allclose(after_change, torch.exp(x) + 1)  # the changed values
 check(ExpSaved.apply, double_input(3))
 
 # %%
 # With ``ExpOnCtx``, the in-place change went unnoticed: the gradient was
-# computed from the changed values, silently wrong.
-#
+# computed from the changed values, :math:`e^{x} + 1`, silently wrong. So is
+# the gradient of ``ExpSaved`` when the change goes through ``.data`` or
+# NumPy, or when the output was saved under hooks, here hooks that return the
+# tensor unchanged.
+
+escaped = {
+    "through .data": gradient_after_change(ExpSaved, through=".data"),
+    "through NumPy": gradient_after_change(ExpSaved, through="numpy"),
+    "by add_ under hooks": gradient_after_change(ExpSaved, hooks=True),
+}
+for how, gradient in escaped.items():
+    print(f"ExpSaved, changed {how}: gradient {gradient}")
+    assert torch.allclose(gradient, torch.exp(x) + 1)
+
+# %%
 # Rule 5: ``mark_dirty`` for an input changed in place
 # ----------------------------------------------------
 #
@@ -319,6 +455,7 @@ check(ExpSaved.apply, double_input(3))
 # autograd with ``ctx.mark_dirty`` and return that same tensor, whose history
 # then moves to this Function. ``ExpInPlace`` replaces its input by
 # :math:`e^{x}` and saves the result, which is both its input and its output.
+# ``ExpInPlaceUnmarked`` makes the same change without the mark.
 
 
 class ExpInPlace(Function):
@@ -335,34 +472,80 @@ class ExpInPlace(Function):
         return grad_out * result
 
 
-# %%
-# On a tensor that is not a leaf, the output *is* the input, its ``grad_fn`` is
-# now ``ExpInPlaceBackward``, and the gradient of :math:`e^{2x}` is
-# :math:`2e^{2x}`. :func:`~torch.autograd.gradcheck` passes its inputs as
-# leaves, so it checks the Function on a ``clone()``.
+class ExpInPlaceUnmarked(ExpInPlace):
+    @staticmethod
+    def forward(ctx, x):
+        x.exp_()  # the same change, not marked
+        ctx.save_for_backward(x)
+        return x
 
-y = 2 * x
-z = ExpInPlace.apply(y)
-(grad_x,) = torch.autograd.grad(z.sum(), x)
-print("z is y:", z is y, "| y.grad_fn:", type(y.grad_fn).__name__)
-assert z is y and type(y.grad_fn).__name__ == "ExpInPlaceBackward"
-assert torch.allclose(grad_x, 2 * torch.exp(2 * x))
-check(lambda t: ExpInPlace.apply(t.clone()), double_input(3))
 
 # %%
-# On a leaf that requires grad, autograd refuses: a leaf is where gradients
-# end. The check runs after ``forward`` returned, so the leaf is already
-# overwritten (:math:`e^{0} = 1`).
+# On a tensor ``y`` that is not a leaf, with the mark, the output *is* ``y``,
+# whose ``grad_fn`` is now ``ExpInPlaceBackward``, and a loss computed from
+# ``y`` gets the gradient of :math:`e^{2x}`, which is :math:`2e^{2x}`. Without
+# the mark, the output is a new tensor, and ``y`` keeps its old history: it
+# holds :math:`e^{2x}`, yet its gradient is that of :math:`2x`, silently.
 
-leaf = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+through_y = {}
+for function in (ExpInPlace, ExpInPlaceUnmarked):
+    y = 2 * x
+    z = function.apply(y)
+    (grad_x,) = torch.autograd.grad(y.sum(), x)
+    print(f"{function.__name__:18}: z is y {z is y}, y.grad_fn {type(y.grad_fn).__name__},", end="")
+    print(" gradient through y", grad_x)
+    assert torch.allclose(y, torch.exp(2 * x))  # y holds e^(2x) either way
+    through_y[function] = (z is y, type(y.grad_fn).__name__, grad_x)
+assert through_y[ExpInPlace][:2] == (True, "ExpInPlaceBackward")
+assert torch.allclose(through_y[ExpInPlace][2], 2 * torch.exp(2 * x))
+assert through_y[ExpInPlaceUnmarked][:2] == (False, "MulBackward0")
+assert torch.equal(through_y[ExpInPlaceUnmarked][2], torch.full_like(x, 2.0))
+
+# %%
+# On a leaf that requires grad, the mark makes autograd refuse: a leaf is
+# where gradients end. The refusal comes with the mark and runs after
+# ``forward`` returned, so the leaf is already overwritten
+# (:math:`e^{0} = 1`). Without the mark, the leaf is overwritten and nothing
+# is said.
+
+leaf_messages = {}
+for function in (ExpInPlace, ExpInPlaceUnmarked):
+    leaf = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    try:
+        function.apply(leaf)
+        leaf_messages[function] = "no error"
+    except RuntimeError as error:
+        leaf_messages[function] = "RuntimeError: " + str(error)
+    print(f"{function.__name__:18}: {leaf_messages[function]}")
+    print(f"{'':18}  leaf after the call: {leaf.detach()}")
+    assert torch.equal(leaf.detach(), torch.ones(3, dtype=torch.float64))
+assert "a leaf Variable that requires grad has been used" in leaf_messages[ExpInPlace]
+assert leaf_messages[ExpInPlaceUnmarked] == "no error"
+
+# %%
+# So the check of ``ExpInPlace`` below clones the input inside the function
+# it passes to :func:`~torch.autograd.gradcheck`, for two reasons. The inputs
+# gradcheck is usually given are leaves that require grad, which the mark
+# refuses. And on a tensor that is not a leaf, neither side of the check
+# means anything: each of its many calls overwrites the values that the next
+# one reads, which spoils the finite differences, and after a call the input
+# *is* the output, so the analytical side differentiates the output with
+# respect to itself and finds the identity. With the clone, each call changes
+# its own copy.
+
+not_leaf = double_input(3) * 1.0
+before = not_leaf.detach().clone()
 try:
-    ExpInPlace.apply(leaf)
-except RuntimeError as error:
-    leaf_message = str(error)
-    print("RuntimeError:", leaf_message)
-print("leaf after the error:", leaf.detach())
-assert "a leaf Variable that requires grad has been used" in leaf_message
-assert torch.equal(leaf.detach(), torch.ones(3, dtype=torch.float64))
+    gradcheck(ExpInPlace.apply, (not_leaf,))
+    no_clone = ""
+except GradcheckError as error:
+    no_clone = str(error)
+    print("without a clone:", no_clone.splitlines()[0])
+    print("analytical:", no_clone.split("analytical:")[1].strip())
+assert no_clone.startswith("Jacobian mismatch for output 0 with respect to input 0")
+assert "analytical:" + str(torch.eye(3, dtype=torch.float64)) in no_clone
+assert not torch.allclose(not_leaf, before)  # the input was overwritten
+check(lambda t: ExpInPlace.apply(t.clone()), double_input(3))
 
 # %%
 # Rule 6: ``mark_non_differentiable`` for outputs without a gradient
@@ -370,9 +553,11 @@ assert torch.equal(leaf.detach(), torch.ones(3, dtype=torch.float64))
 #
 # A floating-point output such as a mask looks differentiable to autograd: it
 # requires grad, and a loss that uses it sends ``backward`` a gradient that
-# ``backward`` drops, so its gradient is silently zero.
+# this ``backward`` drops, so its gradient is silently zero.
 # ``ctx.mark_non_differentiable`` says so instead: the output does not require
-# grad, and differentiating it is an error.
+# grad, and autograd treats it as a constant. Differentiating a loss made of
+# the mask alone is then an error; in a loss that also uses ``x``, such as
+# ``(mask * x).sum()``, the mask is a constant factor and nothing fails.
 
 
 class ReluWithMask(Function):
@@ -402,6 +587,10 @@ for mark in (False, True):
     print(f"mark={mark}: mask.requires_grad={mask.requires_grad}, its gradient: {result}")
     assert mask.requires_grad is not mark
     assert result == [0.0, 0.0, 0.0] if not mark else "does not require grad" in result
+_, mask = ReluWithMask.apply(signed, True)
+(with_x,) = torch.autograd.grad((mask * signed).sum(), signed)
+print("mark=True: gradient of (mask * x).sum():", with_x.tolist())
+assert torch.equal(with_x, mask)
 check(lambda t: ReluWithMask.apply(t, True)[0], double_input(3))
 
 # %%
@@ -491,12 +680,14 @@ check(lambda t: SinCos.apply(t, False), double_input(3))
 # Rule 8: ``once_differentiable`` when backward has no derivative
 # ---------------------------------------------------------------
 #
-# A ``backward`` that cannot be differentiated should say so by decorating it
-# with
+# A ``backward`` that autograd cannot differentiate, such as one that runs
+# NumPy, should say so by decorating it with
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-# (from ``torch.autograd.function``): a second backward pass that reaches it
-# then raises a clear error. :ref:`lesson-untracked-backward` shows it at work,
-# and where it does not protect you.
+# (from ``torch.autograd.function``). A later backward pass that runs the
+# error node it leaves then raises a clear error;
+# :ref:`lesson 05 <lesson-untracked-backward>` shows when that happens and
+# when it does not, and :ref:`lesson 07 <lesson-custom-layer>` what the mark
+# breaks on a ``backward`` that autograd can differentiate.
 #
 # Rule 9: ``forward`` without ``ctx``, plus ``setup_context``
 # -----------------------------------------------------------
@@ -548,10 +739,13 @@ check(CubeOldStyle.apply, double_input(3))
 
 # %%
 # :func:`torch.func.grad` applied once, twice and three times gives
-# :math:`3x^2 = 12`, :math:`6x = 12` and :math:`6` at :math:`x = 2`.
-# ``vmap`` needs one more thing, a vmap rule: :ref:`lesson-torch-func`.
+# :math:`3x^2 = 12`, :math:`6x = 12` and :math:`6` at :math:`x = 2`. Not every
+# transform takes ``Cube`` as it stands: ``vmap`` needs a vmap rule, ``jvp``
+# needs a ``jvp`` staticmethod, and ``jacfwd`` and ``hessian`` need both, as
+# :ref:`lesson 09 <lesson-torch-func>` shows.
 
 from torch.func import grad as func_grad
+from torch.func import jvp, vmap
 
 first = func_grad(Cube.apply)(two)
 second = func_grad(func_grad(Cube.apply))(two)
@@ -560,17 +754,38 @@ print("new style: derivatives at 2:", first.item(), second.item(), third.item())
 assert (first.item(), second.item(), third.item()) == (12.0, 12.0, 6.0)
 check(Cube.apply, double_input(3))
 
+points = torch.tensor([1.0, 2.0], dtype=torch.float64)
+refusals = {}
+for name, call in (
+    ("vmap", lambda: vmap(Cube.apply)(points)),
+    ("jvp", lambda: jvp(Cube.apply, (points,), (torch.ones_like(points),))),
+):
+    try:
+        call()
+        refusals[name] = ""
+    except (RuntimeError, NotImplementedError) as error:
+        refusals[name] = f"{type(error).__name__}: {str(error).split('. ')[0]}"
+    print(f"{name}: {refusals[name]}")
+assert refusals["vmap"].startswith("RuntimeError") and "vmap support" in refusals["vmap"]
+assert refusals["jvp"].startswith("NotImplementedError")
+assert "implement the jvp function" in refusals["jvp"]
+
 # %%
 # Summary
 # -------
 #
 # * Only tensors passed directly to ``forward`` are tracked.
 # * ``backward`` returns one value per input of ``forward``; ``None`` for
-#   non-tensors and unwanted gradients. ``ctx.needs_input_grad`` skips work.
+#   non-tensors. ``ctx.needs_input_grad`` says which inputs required grad when
+#   ``forward`` ran, so ``backward`` can skip the gradients of the others. A
+#   gradient of the wrong shape, for an input that requires grad, is summed
+#   to the input's shape if that shape broadcasts to it, and refused
+#   otherwise.
 # * Never change the incoming gradient in place; it may be shared.
 # * Every tensor that ``backward`` uses goes through
 #   :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`; other
-#   values are attributes of ``ctx``.
+#   values are attributes of ``ctx``. A saved intermediate is still a
+#   constant to double backward.
 # * :meth:`~torch.autograd.function.FunctionCtx.mark_dirty` for an input
 #   changed in place;
 #   :meth:`~torch.autograd.function.FunctionCtx.mark_non_differentiable` for
@@ -578,7 +793,7 @@ check(Cube.apply, double_input(3))
 # * With ``set_materialize_grads(False)``, handle ``None`` for every output,
 #   in every pass.
 # * :func:`~torch.autograd.function.once_differentiable` declares a backward
-#   without a derivative.
+#   that autograd cannot differentiate.
 # * ``forward`` without ``ctx``, plus ``setup_context``, for :mod:`torch.func`.
 #
-# Next, :ref:`lesson-custom-layer` puts these rules together in a layer.
+# Next, :ref:`a custom layer <lesson-custom-layer>` puts these rules together.

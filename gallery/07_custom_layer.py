@@ -4,12 +4,12 @@ r"""
 A custom layer: a linear map with its own backward
 ==================================================
 
-So far the Functions in these lessons took one tensor and returned one. A
-real layer takes several: an input, a weight and an optional bias, and
-backward must return a gradient for each of them. This lesson builds a linear
+A layer takes several tensors, an input, a weight and an optional bias, and
+its backward returns a gradient for each of them. This lesson builds a linear
 layer from scratch, as a custom Function inside an ``nn.Module``, checks it
-against PyTorch's own ``torch.nn.functional.linear``, trains it, and then
-makes it support double backward.
+against PyTorch's own ``torch.nn.functional.linear`` and trains it. Then it
+asks for a second derivative: what the ``once_differentiable`` mark does to
+this layer, loudly and silently, and why its backward must not carry it.
 
 It ends with the advice that matters most: put as little as possible inside
 your own Function.
@@ -39,12 +39,14 @@ your own Function.
 #
 # The input may have extra batch dimensions in front, for example
 # ``(batch, time, in_features)``. The weight and the bias are shared by every
-# row, so their gradients add up the contributions of all rows. The helper
-# below flattens the batch dimensions into one before it multiplies.
+# row, so their gradients add up the contributions of all rows: the helper
+# below flattens the batch dimensions into one to compute them. It gives the
+# number of rows, not ``-1``, which ``reshape`` cannot resolve when a row
+# has no elements, as in a layer with no input or no output features.
 #
 # The helper takes ``needs``, which ``backward`` passes from
-# ``ctx.needs_input_grad`` (:ref:`lesson-extending-rules`, rule 2): a
-# gradient nobody wants is not computed, and is returned as ``None``.
+# ``ctx.needs_input_grad`` (:ref:`rule 2 of lesson 06 <rule-needs-input-grad>`),
+# and returns ``None`` for each gradient it skips.
 
 import torch
 
@@ -52,8 +54,8 @@ import torch
 def linear_grads(needs, input, weight, bias, grad_out):
     """Gradients of ``input @ weight.T + bias``."""
     grad_input = grad_weight = grad_bias = None
-    rows_in = input.reshape(-1, input.shape[-1])
-    rows_out = grad_out.reshape(-1, grad_out.shape[-1])
+    rows_in = input.reshape(input.shape[:-1].numel(), input.shape[-1])
+    rows_out = grad_out.reshape(grad_out.shape[:-1].numel(), grad_out.shape[-1])
     if needs[0]:
         grad_input = grad_out @ weight
     if needs[1]:
@@ -69,14 +71,17 @@ def linear_grads(needs, input, weight, bias, grad_out):
 #
 # ``forward`` takes the input, the weight and an optional bias, and saves all
 # three. :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` accepts
-# ``None``, so a missing bias needs no special case. ``backward`` returns one
-# gradient per input of ``forward``; when the bias is missing, its gradient is
-# ``None``.
+# ``None``, so a missing bias needs no special case. ``backward`` always
+# returns three values, the last ``None`` when the bias is missing: called
+# with two arguments, ``forward`` has two inputs, and autograd accepts a
+# ``None`` beyond them (:ref:`rule 2 of lesson 06 <rule-needs-input-grad>`).
+# The weight must be a matrix, which ``forward`` asserts.
 #
-# For now, ``backward`` is marked
-# :func:`~torch.autograd.function.once_differentiable`
-# (:ref:`lesson-untracked-backward`): until its second derivative is checked,
-# the Function says that it has none. Later in this lesson we remove the mark.
+# It is tempting to mark ``backward``
+# :func:`~torch.autograd.function.once_differentiable` as a precaution, while
+# its second derivative is unchecked. This first version does, to show what
+# the mark does; the second half of the lesson shows that the mark is wrong on
+# this ``backward``, and removes it.
 
 from torch.autograd.function import once_differentiable
 
@@ -84,6 +89,7 @@ from torch.autograd.function import once_differentiable
 class LinearFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, input, weight, bias=None):
+        assert weight.dim() == 2, "the weight takes the shape (out_features, in_features)"
         ctx.save_for_backward(input, weight, bias)
         output = input @ weight.t()
         if bias is not None:
@@ -99,8 +105,8 @@ class LinearFunction(torch.autograd.Function):
 
 
 # %%
-# In training, the data does not require grad, so ``backward`` is told to skip
-# its gradient: one matrix product less per step.
+# In training, the data does not require grad, so ``backward`` skips its
+# gradient: one matrix product less per step.
 
 torch.manual_seed(0)
 data = torch.randn(5, 3)
@@ -122,8 +128,8 @@ assert out.grad_fn.needs_input_grad == (False, True, True)
 # ``reset_parameters`` gives the parameters the same starting values as
 # ``nn.Linear``: a Kaiming uniform weight with ``a = sqrt(5)``, and a bias
 # drawn uniformly from :math:`\left( -1/\sqrt{n}, 1/\sqrt{n} \right)`, where
-# :math:`n` is ``in_features``. ``extra_repr`` adds the layer's sizes to the
-# text that ``print(layer)`` shows.
+# :math:`n` is ``in_features`` (a zero bias when :math:`n = 0`). ``extra_repr``
+# adds the layer's sizes to the text that ``print(layer)`` shows.
 
 import math
 
@@ -145,7 +151,7 @@ class Linear(nn.Module):
     def reset_parameters(self):
         nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
-            bound = 1 / math.sqrt(self.in_features)
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
             nn.init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
@@ -164,16 +170,34 @@ print(Linear(3, 2, bias=False))
 # %%
 # Both layers draw their parameters in the same order from the random
 # generator. So with the same seed, our layer starts exactly where
-# ``nn.Linear`` starts.
+# ``nn.Linear`` starts, and a first backward pass gives it the same
+# gradients, even with no input features or no output features.
 
-torch.manual_seed(1)
-ours = Linear(4, 3)
-torch.manual_seed(1)
-reference = nn.Linear(4, 3)
+import warnings
 
-assert torch.equal(ours.weight, reference.weight)
-assert torch.equal(ours.bias, reference.bias)
-print("same initial parameters as nn.Linear:", True)
+
+def same_start(in_features, out_features):
+    """Our layer, and whether its parameters and their gradients equal nn.Linear's."""
+    layers = []
+    for make in (Linear, nn.Linear):
+        torch.manual_seed(1)
+        layer = make(in_features, out_features)
+        layer(torch.ones(2, 5, in_features)).sum().backward()
+        layers.append(layer)
+    ours, reference = layers
+    same = all(
+        torch.equal(p, q) and torch.equal(p.grad, q.grad)
+        for p, q in zip(ours.parameters(), reference.parameters(), strict=True)
+    )
+    return same, ours
+
+
+same, ours = same_start(4, 3)
+with warnings.catch_warnings():  # both say that filling an empty weight does nothing
+    warnings.filterwarnings("ignore", "Initializing zero-element tensors is a no-op")
+    same_empty = {sizes: same_start(*sizes)[0] for sizes in ((0, 3), (3, 0))}
+print("same parameters and gradients as nn.Linear:", same, "| (in, out) =", same_empty)
+assert same and all(same_empty.values())
 
 # %%
 # Checking against ``torch.nn.functional.linear``
@@ -199,8 +223,9 @@ print("output shape:", tuple(out_ours.shape))
 assert torch.allclose(out_ours, out_ref)
 names = ("input", "weight", "bias")
 for name, g_ours, g_ref in zip(names, grads_ours, grads_ref, strict=True):
-    assert torch.allclose(g_ours, g_ref, atol=1e-6)
-    print(f"grad of {name} matches F.linear:", True)
+    match = torch.allclose(g_ours, g_ref, atol=1e-6)
+    print(f"grad of {name} matches F.linear:", match)
+    assert match
 
 # %%
 # Checking against finite differences
@@ -216,11 +241,9 @@ x64 = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
 w64 = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
 b64 = torch.randn(2, dtype=torch.float64, requires_grad=True)
 
-ok_bias = gradcheck(LinearFunction.apply, (x64, w64, b64))
-ok_no_bias = gradcheck(LinearFunction.apply, (x64, w64))
-print("gradcheck with bias:", ok_bias)
-print("gradcheck without bias:", ok_no_bias)
-assert ok_bias and ok_no_bias
+assert gradcheck(LinearFunction.apply, (x64, w64, b64))
+assert gradcheck(LinearFunction.apply, (x64, w64))
+assert len(LinearFunction.apply(x64, w64).grad_fn.needs_input_grad) == 2  # two inputs
 
 # %%
 # Training for a few steps
@@ -228,7 +251,8 @@ assert ok_bias and ok_no_bias
 #
 # The last test of a layer is whether it learns. We make up a linear map with
 # known weights, generate data from it with a little noise, and fit our layer
-# with plain stochastic gradient descent.
+# by gradient descent, each step on the whole data set (``torch.optim.SGD``
+# given the full batch).
 
 torch.manual_seed(4)
 true_weight = torch.tensor([[2.0, -1.0, 0.5], [0.0, 3.0, -2.0]])
@@ -262,10 +286,12 @@ assert torch.allclose(layer.weight, true_weight, atol=0.1)
 # Asking for a second derivative
 # ------------------------------
 #
-# A penalty on the size of a gradient, as used to train some generative models,
-# needs double backward. Through the marked ``backward``, the second backward
-# pass stops with the marker's error, and :func:`~torch.autograd.gradgradcheck`
-# fails.
+# A penalty on the size of a gradient needs double backward. Here it is the
+# squared norm of the weight's gradient of ``(out**2).sum()``. The incoming
+# gradient :math:`g = 2y` requires grad, so the marked ``backward`` leaves an
+# error node (:ref:`lesson 05 <lesson-untracked-backward>`), and
+# ``.backward()`` runs it and raises the mark's error.
+# :func:`~torch.autograd.gradgradcheck` fails too.
 
 from torch.autograd.gradcheck import GradcheckError
 
@@ -287,27 +313,74 @@ assert "marked with @once_differentiable" in message
 assert first_line.startswith("Jacobian mismatch for output 0")
 
 # %%
+# Where the mark stays silent
+# ---------------------------
+#
+# A gradient penalty on a critic (the network that scores samples in a
+# Wasserstein GAN), in the style of WGAN-GP, differentiates the critic's
+# score with respect to its input points. The incoming gradient of the
+# critic's last layer is then the constant ones of ``score.sum()``, a case
+# where the mark makes no error node
+# (:ref:`lesson 05 <lesson-untracked-backward>`): the penalty loses every path
+# through that layer's weight, without an error.
+#
+# Below, a small critic ends with the marked ``LinearFunction``. Its loss for
+# one training step is its mean score plus ten times a minimal penalty
+# (:ref:`lesson 10 <gradient-penalty>` trains with the full one),
+# and ``loss.backward()`` fills ``w2.grad`` for the last weight ``w2``. The
+# same critic ending with ``F.linear`` is the reference. With the mark, the
+# penalty's gradient for ``w2`` is ``None``, and ``w2.grad`` is the reference's
+# minus the penalty's share.
+
+torch.manual_seed(6)
+w1 = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+b1 = torch.randn(4, dtype=torch.float64, requires_grad=True)
+w2 = torch.randn(1, 4, dtype=torch.float64, requires_grad=True)
+b2 = torch.randn(1, dtype=torch.float64, requires_grad=True)
+points = torch.randn(8, 3, dtype=torch.float64, requires_grad=True)
+
+
+def critic_step(last_layer):
+    """The penalty's gradient for w2, and w2.grad after loss.backward()."""
+    score = last_layer(torch.tanh(F.linear(points, w1, b1)), w2, b2)
+    (grad_points,) = torch.autograd.grad(score.sum(), points, create_graph=True)
+    penalty = (grad_points.norm(dim=1) - 1).pow(2).mean()
+    (from_penalty,) = torch.autograd.grad(penalty, w2, retain_graph=True, allow_unused=True)
+    w2.grad = None
+    (score.mean() + 10.0 * penalty).backward()
+    return from_penalty, w2.grad
+
+
+marked_penalty, marked_step = critic_step(LinearFunction.apply)
+ref_penalty, ref_step = critic_step(F.linear)
+print("penalty's gradient for w2, marked:", marked_penalty)
+print("penalty's gradient for w2, F.linear:", ref_penalty)
+print("w2.grad, marked:  ", marked_step)
+print("w2.grad, F.linear:", ref_step)
+assert marked_penalty is None and ref_penalty.abs().sum() > 0
+assert torch.allclose(marked_step, ref_step - 10.0 * ref_penalty)
+assert not torch.allclose(marked_step, ref_step)
+
+# %%
 # A backward that autograd can follow
 # -----------------------------------
 #
 # Look again at what ``backward`` does: matrix products and a sum, ordinary
 # PyTorch operations on saved inputs and the incoming gradient. That is
-# pattern 1 (:ref:`lesson-saving-inputs`): nothing is hidden from autograd,
-# so the mark is not needed. The same Function without it passes both checks,
-# and its gradient penalty agrees with ``F.linear``'s.
+# :ref:`pattern 1 <lesson-saving-inputs>`: under ``create_graph=True``
+# autograd records them, so this ``backward`` had a second derivative all
+# along, and the mark took it away.
+# ``LinearFunctionDD`` is the same Function without the mark. It passes
+# :func:`~torch.autograd.gradgradcheck`, which confirms that second derivative,
+# and both penalties above now agree with ``F.linear``.
+#
+# Hence the rule: never mark a ``backward`` that autograd can differentiate;
+# mark only one that it cannot, such as one that runs NumPy.
 
 
-class LinearFunctionDD(torch.autograd.Function):
+class LinearFunctionDD(LinearFunction):
     @staticmethod
-    def forward(ctx, input, weight, bias=None):
-        ctx.save_for_backward(input, weight, bias)
-        output = input @ weight.t()
-        if bias is not None:
-            output = output + bias
-        return output
-
-    @staticmethod
-    def backward(ctx, grad_out):
+    def backward(ctx, grad_out):  # the same backward, without the mark
         input, weight, bias = ctx.saved_tensors
         needs = ctx.needs_input_grad
         return linear_grads(needs, input, weight, bias, grad_out)
@@ -325,7 +398,9 @@ def penalty_grads(linear):
 
 for ours_g, ref_g in zip(penalty_grads(LinearFunctionDD.apply), penalty_grads(F.linear)):
     assert torch.allclose(ours_g, ref_g)
-print("gradcheck, gradgradcheck pass; penalty gradients match F.linear")
+dd_penalty, dd_step = critic_step(LinearFunctionDD.apply)
+print("critic, LinearFunctionDD: penalty's gradient for w2:", dd_penalty)
+assert torch.allclose(dd_penalty, ref_penalty) and torch.allclose(dd_step, ref_step)
 
 # %%
 # The graph of the gradient
@@ -337,7 +412,11 @@ print("gradcheck, gradgradcheck pass; penalty gradients match F.linear")
 # ``backward``. One branch above it is the incoming gradient :math:`g = 2y`
 # (autograd's backward of the square, fed by ``LinearFunctionDDBackward``);
 # the other is the saved input. Every path starts at ``x``, ``w`` or ``b``,
-# so a second backward reaches all three.
+# so a second backward reaches all three. From the gradient of the marked
+# ``LinearFunction`` it reaches none, though :math:`g` requires grad and an
+# error node is there: :func:`torch.autograd.grad` with explicit inputs never
+# runs that node (case 2 of :ref:`lesson 05 <lesson-untracked-backward>`),
+# and ``allow_unused=True`` turns its generic error into ``None``.
 
 from torchviz import make_dot
 
@@ -345,11 +424,29 @@ torch.manual_seed(5)
 x_small = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
 w_small = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
 b_small = torch.randn(2, dtype=torch.float64, requires_grad=True)
-out_small = LinearFunctionDD.apply(x_small, w_small, b_small)
-(grad_w_small,) = torch.autograd.grad((out_small**2).sum(), w_small, create_graph=True)
-second = torch.autograd.grad(grad_w_small.sum(), (x_small, w_small, b_small), retain_graph=True)
+small = (x_small, w_small, b_small)
+
+
+def reached(linear):
+    """Which of x, w, b a second backward from the weight's gradient reaches."""
+    (grad_w,) = torch.autograd.grad((linear(*small) ** 2).sum(), w_small, create_graph=True)
+    second = torch.autograd.grad(grad_w.sum(), small, retain_graph=True, allow_unused=True)
+    return grad_w, [g is not None for g in second]
+
+
+grad_w_small, reached_dd = reached(LinearFunctionDD.apply)
+grad_w_marked, reached_marked = reached(LinearFunction.apply)
+print("reaches x, w, b: LinearFunctionDD", reached_dd, "| LinearFunction", reached_marked)
+try:
+    torch.autograd.grad(grad_w_marked.sum(), small)
+    generic = ""
+except RuntimeError as err:
+    generic = str(err)
+    print("without allow_unused: RuntimeError:", generic)
 assert type(grad_w_small.grad_fn).__name__ == "MmBackward0"
-assert all(g is not None for g in second)
+assert type(grad_w_marked.grad_fn).__name__ == "Error"  # the mark's error node
+assert reached_dd == [True] * 3 and reached_marked == [False] * 3
+assert "appears to not have been used in the graph" in generic
 
 make_dot(grad_w_small, params={"x": x_small, "w": w_small, "b": b_small, "grad_w": grad_w_small})
 
@@ -357,10 +454,16 @@ make_dot(grad_w_small, params={"x": x_small, "w": w_small, "b": b_small, "grad_w
 # Put as little as possible inside your own Function
 # --------------------------------------------------
 #
-# Every line inside a custom Function is a line whose derivatives you must
-# write and test yourself, for first and for second order. Every line outside
-# it is differentiated by autograd, correctly, to any order. So keep the
-# Function as small as the job allows, and let autograd do the rest.
+# Every line inside a custom Function is a line whose first derivative you
+# must write, and whose first and second derivatives you must test. A PyTorch
+# operation outside it is differentiated by PyTorch's own derivative
+# formulas, which you need neither write nor test. Most of those formulas can
+# be differentiated again, but not all: on the CPU, double backward through
+# ``ctc_loss``, or through ``torch.cdist`` unless it computes Euclidean
+# distances with matrix products, stops inside PyTorch with an error.
+# :ref:`The error index <error-index-builtins>` says when ``cdist`` takes
+# that path, and lists more such operators. So keep the Function as small as
+# the job allows, and let autograd do the rest.
 #
 # For a linear layer, the only part worth a custom Function is the matrix
 # product, if any part is: that is where you would call a special kernel or
@@ -374,6 +477,7 @@ class MatMulTransposed(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, input, weight):
+        assert weight.dim() == 2, "the weight takes the shape (out_features, in_features)"
         ctx.save_for_backward(input, weight)
         return input @ weight.t()
 
@@ -393,11 +497,8 @@ def small_linear(input, weight, bias=None):
     return output
 
 
-ok_first = gradcheck(small_linear, (x64, w64, b64))
-ok_second = gradgradcheck(small_linear, (x64, w64, b64))
-print("gradcheck:", ok_first)
-print("gradgradcheck:", ok_second)
-assert ok_first and ok_second
+assert gradcheck(small_linear, (x64, w64, b64))
+assert gradgradcheck(small_linear, (x64, w64, b64))
 
 # %%
 # The Function is shorter, its backward has one job less, and double backward
@@ -407,27 +508,34 @@ assert ok_first and ok_second
 # cannot do well enough.
 
 plain = x64 @ w64.t() + b64
-assert torch.allclose(plain, small_linear(x64, w64, b64))
-assert torch.allclose(plain, LinearFunctionDD.apply(x64, w64, b64))
-print("plain PyTorch gives the same output:", True)
+same = torch.allclose(plain, small_linear(x64, w64, b64)) and torch.allclose(
+    plain, LinearFunctionDD.apply(x64, w64, b64)
+)
+print("plain PyTorch gives the same output:", same)
+assert same
 
 # %%
 # Summary
 # -------
 #
-# * A Function with several inputs returns one gradient for each, in order.
-#   Use ``ctx.needs_input_grad`` to skip gradients that nobody asked for, and
-#   return ``None`` for them and for a missing bias.
+# * A Function with several inputs returns one gradient for each, in order,
+#   with ``None`` for a missing bias and for each input that
+#   ``ctx.needs_input_grad`` marks ``False``.
 # * Wrap the Function in an ``nn.Module`` with ``nn.Parameter`` objects, a
 #   ``reset_parameters`` method and an ``extra_repr``.
 # * Check it against a reference implementation, with
 #   :func:`~torch.autograd.gradcheck`, and by training it.
-# * Mark ``backward`` :func:`~torch.autograd.function.once_differentiable`
-#   until :func:`~torch.autograd.gradgradcheck` passes without the mark.
-# * A backward built from differentiable operations on saved inputs supports
-#   double backward by itself.
+# * Never mark with :func:`~torch.autograd.function.once_differentiable` a
+#   ``backward`` that autograd can differentiate: on this layer the mark broke
+#   double backward, and where the incoming gradient was a constant, as in a
+#   critic's gradient penalty, it did so without an error. Mark only a
+#   ``backward`` that autograd cannot differentiate.
+# * A backward made of PyTorch operations on saved tensors is recorded by
+#   autograd; :func:`~torch.autograd.gradgradcheck` confirms its second
+#   derivative.
 # * Put as little as possible inside your own Function, and let autograd do
 #   the rest.
 #
-# Next, :ref:`lesson-forward-mode`: the other direction of differentiation,
-# and Hessian-vector products that need no second backward pass.
+# Next, :ref:`forward mode <lesson-forward-mode>`: the other direction of
+# differentiation, and Hessian-vector products that need no second backward
+# pass.

@@ -7,9 +7,13 @@ Beyond: forward-mode AD and Hessian-vector products
 Reverse mode, everything so far, computes vector-Jacobian products in
 ``backward``. Forward mode pushes a direction through the computation with the
 values and gives a Jacobian-vector product at the end of the forward pass; a
-custom Function takes part only if it has a ``jvp`` staticmethod. Combined,
-"forward over reverse" gives Hessian-vector products, and it needs what double
-backward needs: a ``backward`` that autograd can follow.
+custom Function takes part only if it has a ``jvp`` staticmethod, and the
+result is right only if that ``jvp`` is. Combined, "forward over reverse"
+gives Hessian-vector products. It runs a Function's ``jvp`` in the forward
+pass and its ``backward`` in the backward pass, and either one, if wrong, can
+spoil the result: it needs a correct ``jvp``, and a ``backward`` that
+computes a correct vector-Jacobian product with operations that forward mode
+can follow.
 """
 
 # %%
@@ -22,10 +26,16 @@ backward needs: a ``backward`` that autograd can follow.
 # ``torch.autograd.forward_ad`` provides ``dual_level()`` (dual tensors exist
 # only inside it), ``make_dual(x, v)`` and ``unpack_dual(y)``.
 #
-# The first :func:`~torch.autograd.forward_ad.make_dual` of a process loads
-# PyTorch's own forward-mode rules. Some releases warn there that
-# ``torch.jit.script``, which those rules use, is deprecated: a note about
-# PyTorch's code, not yours, so the lessons silence exactly that message.
+# The first :func:`~torch.autograd.forward_ad.make_dual` of a process (and so
+# the first ``jvp``, ``jacfwd`` or ``hessian`` of :mod:`torch.func`, which call
+# it) imports the decompositions that forward mode uses for a few operators
+# with no forward-mode formula of their own, such as the backward of softmax or
+# of layer norm. PyTorch compiles them with ``torch.jit.script``, which warns
+# that it is deprecated (on Python 3.14 and later, that it is not supported).
+# The note is about PyTorch's code, not yours. torch 2.13 issues it as a
+# ``DeprecationWarning``, which Python shows only when asked
+# (``python -W default``, pytest). The lessons silence exactly these two
+# messages.
 
 import warnings
 
@@ -39,7 +49,7 @@ x = torch.randn(4, dtype=torch.float64)
 v = torch.randn(4, dtype=torch.float64)
 
 with warnings.catch_warnings(), fwAD.dual_level():
-    warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+    warnings.filterwarnings("ignore", message="`torch.jit.script` is (deprecated|not supported)")
     y, y_tangent = fwAD.unpack_dual(torch.sin(fwAD.make_dual(x, v)))
 print("tangent of sin(x):", y_tangent)
 assert torch.allclose(y_tangent, torch.cos(x) * v)
@@ -79,9 +89,10 @@ class XSin(torch.autograd.Function):
 
 
 # %%
-# Inside a dual level, ``XSin.apply`` calls ``jvp`` and attaches its result to
-# the output. For :math:`g(x) = A f(x)`, with a rectangular :math:`A`, the
-# tangent equals the Jacobian, built by reverse mode, times :math:`v`.
+# When an input carries a tangent, ``XSin.apply`` calls ``jvp`` and attaches
+# its result to the output. For :math:`g(x) = A f(x)`, with a rectangular
+# :math:`A`, the tangent equals the Jacobian, built by reverse mode, times
+# :math:`v`.
 
 from torch.autograd.functional import jacobian
 
@@ -99,10 +110,11 @@ print("Jacobian times v:", jacobian(g, x) @ v)
 assert torch.allclose(jvp_forward, jacobian(g, x) @ v)
 
 # %%
-# Without a ``jvp``, a Function refuses dual tensors (``NotImplementedError``;
-# see :ref:`lesson-torch-func`). With a ``jvp`` but without
-# ``save_for_forward``, ``ctx.saved_tensors`` is empty inside ``jvp``, and the
-# error is a bare ``ValueError`` from unpacking it:
+# Without a ``jvp``, a Function refuses dual tensors with a
+# ``NotImplementedError`` (:ref:`lesson 09 <lesson-torch-func>` shows it).
+# With a ``jvp`` but without ``save_for_forward``, ``ctx.saved_tensors`` is
+# empty inside ``jvp``, and the error is a bare ``ValueError`` from unpacking
+# it:
 
 
 class XSinForgotSaveForForward(torch.autograd.Function):
@@ -126,9 +138,12 @@ assert message == "not enough values to unpack (expected 1, got 0)"
 
 # %%
 # ``gradcheck(..., check_forward_ad=True)`` tests ``jvp`` against finite
-# differences. ``gradgradcheck(..., check_fwd_over_rev=True)`` differentiates
-# ``backward`` in forward mode, as the Hessian-vector products below do;
-# ``check_rev_over_rev=True``, the default, is classic double backward.
+# differences. ``gradgradcheck(..., check_fwd_over_rev=True)`` runs the
+# Function and its ``backward`` on dual tensors, with ``create_graph=True`` as
+# double backward does, and tests the tangent of ``backward``'s result;
+# ``check_rev_over_rev=True``, the default, is classic double backward. The
+# first check tests ``jvp``, the second ``backward``; a section below shows
+# that one does not replace the other.
 
 from torch.autograd import gradcheck, gradgradcheck
 
@@ -141,14 +156,26 @@ print("gradcheck (forward AD) and gradgradcheck (forward over reverse) pass")
 # Hessian-vector products, forward over reverse
 # ---------------------------------------------
 #
-# The Hessian :math:`H` of a scalar :math:`L` is the Jacobian of its gradient,
-# so the tangent of the gradient in the direction :math:`v` is :math:`Hv`.
-# Make ``x`` dual, take an ordinary reverse-mode gradient, and read its
-# tangent. Forward mode follows the operations of the backward pass as they
-# run, ``XSin.backward`` included, which is why that backward must be
-# written with PyTorch operations; no ``create_graph=True`` is needed. The
-# test loss is :math:`L(x) = \sum_i f(Ax)_i^2`, checked against
-# :func:`torch.autograd.functional.hvp` (reverse over reverse).
+# The Hessian :math:`H` of a scalar :math:`L(x)` is the matrix of its second
+# derivatives. With :math:`n` inputs (the parameters of a model, say) it has
+# :math:`n^2` entries, too many to store for a large model, and many methods
+# need only its product with a vector, :math:`Hv`: Newton-CG optimizers,
+# estimates of the curvature of a loss (its largest eigenvalue, by power
+# iteration), influence functions.
+#
+# :math:`H` is the Jacobian of the gradient, so :math:`Hv` is the tangent of
+# the gradient in the direction :math:`v`. Make ``x`` dual, take an ordinary
+# reverse-mode gradient, and read its tangent; no ``create_graph=True`` is
+# needed. The forward pass runs ``XSin.jvp``; the backward pass runs
+# ``XSin.backward``, and forward mode follows its operations as they run, with
+# tangents on both the saved ``x`` and the incoming gradient. Both methods
+# feed :math:`Hv`: ``jvp`` through the tangents of every later value, the
+# incoming gradient included, and ``backward`` through the tangent of the
+# result it computes from them. The test loss is
+# :math:`L(x) = \sum_i f(Ax)_i^2`, checked against
+# :func:`torch.autograd.functional.hvp`, which uses reverse mode only
+# (:ref:`lesson 10 <lesson-second-derivatives>` computes :math:`Hv` by double
+# backward).
 
 from torch.autograd.functional import hvp
 
@@ -173,13 +200,54 @@ print("H v, functional.hvp:      ", hv_reference)
 assert torch.allclose(hv, hv_reference)
 
 # %%
+# A wrong ``jvp`` gives a wrong :math:`Hv`
+# ----------------------------------------
+#
+# ``XSinWrongJvp`` keeps ``XSin``'s ``forward`` and ``backward``; its ``jvp``
+# forgets the term :math:`x \cos x`. Every reverse-mode check passes. So does
+# ``gradgradcheck(..., check_fwd_over_rev=True)``: this ``backward`` uses only
+# the saved input, whose tangent the check itself supplies, so the tangent
+# that ``jvp`` gives the output never reaches what it compares. In the loss
+# above, the incoming gradient :math:`2 f(Ax)` carries that tangent, and
+# :math:`Hv` comes out wrong, without any error. The check that catches it is
+# ``gradcheck(..., check_forward_ad=True)``.
+
+from torch.autograd.gradcheck import GradcheckError
+
+
+class XSinWrongJvp(XSin):
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors
+        return x_tangent * torch.sin(x)  # the mistake: x cos(x) is missing
+
+
+def loss_wrong_jvp(x):
+    return (XSinWrongJvp.apply(A @ x) ** 2).sum()
+
+
+_, hv_wrong = hvp_forward_over_reverse(loss_wrong_jvp, x, v)
+print("H v, wrong jvp:", hv_wrong)
+assert not torch.allclose(hv_wrong, hv_reference)
+assert gradcheck(XSinWrongJvp.apply, inputs)
+assert gradgradcheck(XSinWrongJvp.apply, inputs, check_fwd_over_rev=True)
+try:
+    gradcheck(XSinWrongJvp.apply, inputs, check_forward_ad=True)
+    message = ""
+except GradcheckError as error:
+    message = str(error)
+print("gradcheck, forward AD:", message.splitlines()[0])
+assert message.startswith("Jacobian computed with forward mode mismatch")
+
+# %%
 # When the backward leaves PyTorch
 # --------------------------------
 #
-# If ``backward`` computes :math:`f'(x)` with NumPy, the first derivative is
-# still right, but forward mode cannot see inside NumPy: :math:`f'(Ax)` arrives
-# with no tangent. The rest of the backward pass is PyTorch, so a tangent still
-# comes out, without any error, but the terms with :math:`f''` are missing:
+# A ``backward`` that computes :math:`f'(x)` with NumPy leaves no graph
+# (:ref:`lesson 05 <lesson-untracked-backward>`), and forward mode cannot see
+# inside it either: :math:`f'(Ax)` arrives with no tangent. The gradient is
+# right, and the rest of the backward pass is PyTorch, so a tangent still comes
+# out, without any error, but the terms with :math:`f''` are missing:
 # :math:`A^\top \operatorname{diag}(2 f'(Ax)^2) A\,v` instead of :math:`Hv`.
 
 import numpy as np
@@ -213,23 +281,53 @@ assert torch.allclose(grad_np, grad)
 assert not torch.allclose(hv_np, hv) and torch.allclose(hv_np, without_f2)
 
 # %%
-# :func:`~torch.autograd.gradgradcheck` with the forward-over-reverse check
-# finds it (with ``raise_exception=False`` it returns ``False``;
-# ``check_undefined_grad`` is switched off because it goes only with
-# ``check_rev_over_rev``). The cure is the one for double backward:
-# ``backward`` in PyTorch operations, or the NumPy part in a second Function
-# with its own ``backward`` and ``jvp``.
+# Marking this ``backward``
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+# does not help here: the mark acts only under ``create_graph=True``
+# (:ref:`lesson 05 <lesson-untracked-backward>`), which this product does not
+# use, so the same wrong :math:`Hv` comes out, again without any error.
 
-ok = gradgradcheck(
-    XSinNumpyBackward.apply,
-    inputs,
-    check_fwd_over_rev=True,
-    check_rev_over_rev=False,
-    check_undefined_grad=False,
-    raise_exception=False,
-)
-print("gradgradcheck, forward over reverse:", ok)
-assert ok is False
+from torch.autograd.function import once_differentiable
+
+
+class XSinNumpyOnce(XSinNumpyBackward):
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        return XSinNumpyBackward.backward(ctx, grad_out)
+
+
+def loss_once(x):
+    return (XSinNumpyOnce.apply(A @ x) ** 2).sum()
+
+
+_, hv_once = hvp_forward_over_reverse(loss_once, x, v)
+print("H v, marked:        ", hv_once)
+assert torch.equal(hv_once, hv_np)
+
+# %%
+# The forward-over-reverse check of :func:`~torch.autograd.gradgradcheck`
+# finds both, where ``XSin`` passed. ``check_undefined_grad``, which calls
+# ``backward`` with undefined gradients
+# (:ref:`lesson 11 <lesson-diagnosing>`), goes only with
+# ``check_rev_over_rev`` and is switched off with it. The cure is lesson 05's:
+# the NumPy part becomes a second Function. Here that Function is called on
+# dual tensors, so it needs a ``jvp`` of its own.
+
+for function in (XSinNumpyBackward, XSinNumpyOnce):
+    try:
+        gradgradcheck(
+            function.apply,
+            inputs,
+            check_fwd_over_rev=True,
+            check_rev_over_rev=False,
+            check_undefined_grad=False,
+        )
+        message = ""
+    except GradcheckError as error:
+        message = str(error)
+    print(f"{function.__name__}, forward over reverse:", message.splitlines()[0])
+    assert message.startswith("Jacobian computed with forward mode mismatch")
 
 # %%
 # Summary
@@ -239,10 +337,12 @@ assert ok is False
 #   :func:`~torch.autograd.forward_ad.make_dual`, ``unpack_dual``.
 # * A Function takes part through a ``jvp`` staticmethod that reads what
 #   ``forward`` passed to ``ctx.save_for_forward``.
-# * Test it with ``gradcheck(..., check_forward_ad=True)`` and
-#   ``gradgradcheck(..., check_fwd_over_rev=True)``.
-# * A gradient computed inside a dual level carries :math:`Hv`: correct only
-#   if ``backward`` is written with PyTorch operations.
+# * A gradient computed inside a dual level carries :math:`Hv`. Trust it only
+#   if every Function on the way has a correct ``jvp`` and a ``backward`` that
+#   computes a correct vector-Jacobian product with operations that forward
+#   mode can follow; ``once_differentiable`` does not guard it.
+# * Test both: ``gradcheck(..., check_forward_ad=True)`` for the ``jvp`` and
+#   ``gradgradcheck(..., check_fwd_over_rev=True)`` for the ``backward``.
 #
-# Next, :ref:`lesson-torch-func`: what ``vmap``, ``grad`` and ``hessian`` need
-# from a Function.
+# Next, :ref:`lesson 09 <lesson-torch-func>`: what ``vmap``, ``grad`` and
+# ``hessian`` need from a Function.

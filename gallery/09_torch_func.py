@@ -7,22 +7,23 @@ Beyond: custom Functions under torch.func
 ``torch.func`` transforms functions: ``grad`` into its gradient, ``vmap``
 into a batched version, ``jacrev``, ``jacfwd`` and ``hessian`` into
 derivative matrices. They compose, so ``grad(grad(f))`` is a second
-derivative. A custom Function takes part when it is written in the
-``setup_context`` style, and each transform asks for something more. This
-lesson adds those pieces one at a time and checks every result against a
-formula.
+derivative. These transforms, and ``vjp`` and ``jvp``, refuse a custom
+Function whose ``forward`` takes ``ctx``: they need the ``setup_context``
+style of :ref:`rule 9 in lesson 06 <lesson-extending-rules>`. Beyond that,
+some transforms ask for more. This lesson adds those pieces one at a time and
+checks every result against a formula.
 """
 
 # %%
 # The newer style, with a generated vmap rule
 # -------------------------------------------
 #
-# ``forward`` takes only the inputs; ``setup_context(ctx, inputs, output)``
-# (:ref:`lesson-extending-rules`, rule 9) saves what ``backward`` needs, here
-# the output, since :math:`\tanh'(x) = 1 - \tanh(x)^2`.
-# ``generate_vmap_rule = True`` lets
-# ``vmap`` batch the Function by running its methods under ``vmap``
-# themselves, which works when they use only PyTorch operations.
+# In that style, ``Tanh.setup_context`` saves the output, since
+# :math:`\tanh'(x) = 1 - \tanh(x)^2`. What ``vmap`` adds is a rule for
+# batching the Function. ``generate_vmap_rule = True`` lets ``vmap`` batch it
+# by running its methods under ``vmap`` themselves, which works when they use
+# only PyTorch operations that ``vmap`` can batch: no NumPy (shown below), no
+# ``.item()``, no ``if`` on a tensor's value.
 
 import warnings
 
@@ -59,6 +60,7 @@ batched = func.vmap(Tanh.apply)(batch)
 assert torch.allclose(batched, torch.stack([Tanh.apply(row) for row in batch]))
 try:
     func.vmap(TanhNoVmapRule.apply)(batch)
+    message = ""
 except RuntimeError as error:
     message = str(error)
 print("without a vmap rule:", message.split(" Please override")[0])
@@ -85,7 +87,8 @@ assert torch.allclose(per_example, looped)
 # --------------------------------
 #
 # ``grad(grad(f))`` runs ``Tanh.backward`` and differentiates what it did, so
-# it works for the reason double backward works. Under ``vmap`` it evaluates
+# it works for the reason double backward works. Under ``vmap``, through
+# ``Tanh``'s generated rule, it evaluates
 # :math:`\tanh''(x) = -2 \tanh(x) (1 - \tanh(x)^2)` at several points at once.
 
 points = torch.tensor([-2.0, -0.5, 0.3, 1.0, 2.5], dtype=torch.float64)
@@ -104,10 +107,14 @@ assert torch.allclose(d2, -2 * t * (1 - t**2))
 #
 #    H = A^\top \operatorname{diag}\left( -2 y (1 - y^2) \right) A.
 #
-# ``jacrev(jacrev(L))`` uses reverse mode twice and works.
-# ``hessian`` is ``jacfwd(jacrev(L))``: its outer ``jacfwd`` runs the inner
-# computation in forward mode (:ref:`lesson-forward-mode`), which needs a
-# ``jvp``, and under ``vmap``, one call per column, which needs a vmap rule.
+# ``jacrev(jacrev(L))`` uses reverse mode twice. It calls the Function outside
+# ``vmap`` and runs only the backward pass under ``vmap``, where the
+# operations of ``backward`` are batched like any others: it needs neither a
+# ``jvp`` nor a vmap rule, and works for ``TanhNoVmapRule``. ``hessian`` is
+# ``jacfwd(jacrev(L))``: its outer ``jacfwd`` runs the inner computation in
+# forward mode (:ref:`lesson 08 <lesson-forward-mode>`), which needs a
+# ``jvp``, and pushes all the directions of a basis through it at once under
+# ``vmap``, which needs a vmap rule.
 
 A = torch.randn(4, 3, dtype=torch.float64)
 x = torch.randn(3, dtype=torch.float64)
@@ -115,18 +122,25 @@ y = torch.tanh(A @ x)
 H_formula = A.T @ torch.diag(-2 * y * (1 - y**2)) @ A
 
 
-def hessian_or_error(function):
+def result_or_error(transform, function):
+    """transform(L) at x for L(x) = sum(function(A x)), or the error's first sentence."""
     try:
         with warnings.catch_warnings():
-            # PyTorch's own deprecation note when forward mode first loads (lesson 08)
-            warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
-            return func.hessian(lambda x: function.apply(A @ x).sum())(x)
+            # torch.jit.script's deprecation note (lesson 08)
+            warnings.filterwarnings(
+                "ignore", message="`torch.jit.script` is (deprecated|not supported)"
+            )
+            return transform(lambda x: function.apply(A @ x).sum())(x)
     except (NotImplementedError, RuntimeError) as error:
         return f"{type(error).__name__}: {str(error).split('. ')[0]}"
 
 
-assert torch.allclose(func.jacrev(func.jacrev(lambda x: Tanh.apply(A @ x).sum()))(x), H_formula)
-no_jvp = hessian_or_error(Tanh)
+def jacrev_jacrev(f):
+    return func.jacrev(func.jacrev(f))
+
+
+assert torch.allclose(result_or_error(jacrev_jacrev, TanhNoVmapRule), H_formula)
+no_jvp = result_or_error(func.hessian, Tanh)
 print("hessian, no jvp:", no_jvp)
 assert "implement the jvp function" in no_jvp
 
@@ -134,7 +148,8 @@ assert "implement the jvp function" in no_jvp
 # ``jvp`` reads what ``setup_context`` passed to ``ctx.save_for_forward`` and
 # returns :math:`(1 - y^2)` times the input's tangent. The subclass keeps the
 # generated vmap rule, which covers ``jvp`` too; a second subclass turns it
-# off, and ``hessian`` fails again, now for want of the rule.
+# off, and ``hessian`` fails again, now for want of the rule. ``jacfwd`` on its
+# own needs the same two things.
 
 
 class TanhWithJvp(Tanh):
@@ -153,14 +168,56 @@ class TanhWithJvpNoVmapRule(TanhWithJvp):
     generate_vmap_rule = False
 
 
-H = hessian_or_error(TanhWithJvp)
-no_rule = hessian_or_error(TanhWithJvpNoVmapRule)
+H = result_or_error(func.hessian, TanhWithJvp)
+no_rule = result_or_error(func.hessian, TanhWithJvpNoVmapRule)
 print("hessian, jvp and vmap rule:\n", H)
 print("hessian, jvp only:", no_rule)
 assert torch.allclose(H, H_formula)
 assert "does not have vmap support" in no_rule
+
 J = func.jacfwd(TanhWithJvp.apply)(x)
 assert torch.allclose(J, torch.diag(1 - torch.tanh(x) ** 2))
+assert "does not have vmap support" in result_or_error(func.jacfwd, TanhWithJvpNoVmapRule)
+assert "implement the jvp function" in result_or_error(func.jacfwd, Tanh)
+
+# %%
+# A Function that ``backward`` calls is another matter. ``TanhCallsGrad``
+# computes its ``backward`` with a second Function, ``TanhGrad``, as the cure
+# of :ref:`lesson 05 <lesson-untracked-backward>` does. ``jacrev`` then calls
+# ``TanhGrad`` under ``vmap``, so ``TanhGrad`` needs a vmap rule (a
+# hand-written one if it uses NumPy, as the next section shows);
+# ``grad(grad(...))``, which uses no ``vmap``, works without one.
+
+
+class TanhGrad(torch.autograd.Function):
+    """b(g, y) = g (1 - y^2), Tanh's backward as a Function of its own."""
+
+    @staticmethod
+    def forward(grad_out, y):
+        return grad_out * (1 - y * y)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        grad_out, y = ctx.saved_tensors
+        return grad_grad * (1 - y * y), -2 * grad_grad * grad_out * y
+
+
+class TanhCallsGrad(TanhNoVmapRule):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return TanhGrad.apply(grad_out, y)
+
+
+calls = result_or_error(jacrev_jacrev, TanhCallsGrad)
+print("jacrev(jacrev), backward calls TanhGrad:", calls)
+assert "vmap over TanhGrad," in calls
+t0 = torch.tanh(points[0])
+assert torch.allclose(func.grad(func.grad(TanhCallsGrad.apply))(points[0]), -2 * t0 * (1 - t0**2))
 
 # %%
 # Your own vmap rule
@@ -169,9 +226,9 @@ assert torch.allclose(J, torch.diag(1 - torch.tanh(x) ** 2))
 # A generated rule is not always possible. This softplus,
 # :math:`s(x) = \log(1 + e^{x})` with :math:`s'(x) = \sigma(x)`, computes
 # ``forward`` in NumPy. Autograd never differentiates ``forward``, so that is
-# fine for derivatives: ``backward`` and ``jvp`` use PyTorch. But NumPy
-# cannot read the batched tensors that a generated rule passes to
-# ``forward``.
+# fine for derivatives: ``backward`` and ``jvp`` use PyTorch. But under
+# ``vmap`` of its input, a generated rule passes ``forward`` a batched tensor,
+# and NumPy cannot read it.
 
 import numpy as np
 
@@ -202,6 +259,7 @@ class NumpySoftplusGenerated(torch.autograd.Function):
 
 try:
     func.vmap(NumpySoftplusGenerated.apply)(batch)
+    message = ""
 except RuntimeError as error:
     message = str(error)
 print("generated rule:", message)
@@ -236,6 +294,7 @@ for dim in (0, 1):
     assert torch.allclose(batched, torch.nn.functional.softplus(batch).movedim(dim, 0))
 try:
     func.vmap(NumpySoftplusBothRules.apply)(batch)
+    message = ""
 except RuntimeError as error:
     message = str(error)
 print("both rules:", message.split(" Please set")[0])
@@ -252,37 +311,57 @@ print("grad(grad(softplus)) and hessian match their formulas")
 # Checking every Function
 # -----------------------
 #
-# ``check_batched_grad=True`` also computes the gradients under ``vmap``;
-# ``check_forward_ad``, ``check_batched_forward_grad`` and
-# ``check_fwd_over_rev`` test ``jvp``, for the Functions that have one.
+# ``check_forward_ad=True`` tests ``jvp`` against finite differences, and
+# ``check_fwd_over_rev=True`` the tangent of ``backward``'s result
+# (:ref:`lesson 08 <lesson-forward-mode>`). ``check_batched_grad=True`` and
+# ``check_batched_forward_grad=True`` batch the gradients that ``backward``
+# receives and the tangents that ``jvp`` receives, with an older prototype
+# ``vmap``; they never batch the Function itself, so they do not test its vmap
+# rule. ``NumpySoftplusGenerated``, whose generated rule failed above, passes
+# all four. Test a vmap rule as this lesson does: compare ``vmap`` with a loop.
 
 from torch.autograd import gradcheck, gradgradcheck
 
-inputs = (torch.randn(3, 2, dtype=torch.float64, requires_grad=True),)
-for function, has_jvp in [(Tanh, False), (TanhWithJvp, True), (NumpySoftplus, True)]:
-    assert gradcheck(
+
+def check(function, has_jvp):
+    inputs = (torch.randn(3, 2, dtype=torch.float64, requires_grad=True),)
+    first = gradcheck(
         function.apply,
         inputs,
         check_batched_grad=True,
         check_forward_ad=has_jvp,
         check_batched_forward_grad=has_jvp,
     )
-    assert gradgradcheck(
+    second = gradgradcheck(
         function.apply, inputs, check_batched_grad=True, check_fwd_over_rev=has_jvp
     )
+    return first and second
+
+
+for function, has_jvp in [(Tanh, False), (TanhWithJvp, True), (NumpySoftplus, True)]:
+    assert check(function, has_jvp)
     print(f"{function.__name__}: gradcheck and gradgradcheck pass")
+assert check(NumpySoftplusGenerated, True)
+print("NumpySoftplusGenerated passes too, with a vmap rule that fails")
 
 # %%
 # Summary
 # -------
 #
-# * :mod:`torch.func` needs ``forward`` without ``ctx`` and a
-#   ``setup_context``.
+# * ``grad``, ``vjp``, ``jvp``, ``vmap`` and the transforms built on them need
+#   the ``setup_context`` style
+#   (:ref:`rule 9 in lesson 06 <lesson-extending-rules>`).
 # * ``vmap`` needs a rule: ``generate_vmap_rule = True`` when every method uses
-#   PyTorch operations, or a ``vmap(info, in_dims, *args)`` staticmethod.
-# * ``grad(grad(f))`` and ``jacrev(jacrev(f))`` need only a ``backward``
-#   written with PyTorch operations.
+#   PyTorch operations that ``vmap`` can batch, or a
+#   ``vmap(info, in_dims, *args)`` staticmethod.
+# * ``grad(grad(f))`` and ``jacrev(jacrev(f))`` need, beyond that style, only a
+#   correct ``backward``: no ``jvp``, and no vmap rule for the Function unless
+#   they run under ``vmap`` themselves. ``jacrev`` runs ``backward`` under
+#   ``vmap``, though, so a Function that ``backward`` calls needs one.
 # * ``hessian`` and ``jacfwd`` run forward mode under ``vmap``: they need a
 #   ``jvp`` (with ``ctx.save_for_forward``) and a vmap rule.
+# * gradcheck's batched options do not test a vmap rule; compare ``vmap`` with
+#   a loop.
 #
-# Next, :ref:`lesson-second-derivatives` puts second derivatives to work.
+# Next, :ref:`lesson 10 <lesson-second-derivatives>` puts second derivatives
+# to work.

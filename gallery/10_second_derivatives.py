@@ -7,18 +7,23 @@ Beyond: why second derivatives matter
 The earlier lessons made custom Functions pass ``gradgradcheck``. This lesson
 shows what that buys: three common techniques need the derivative of a
 gradient, and each runs through every custom Function in the model. Through a
-Function without double backward, each one fails with an error or, worse,
-gives silently wrong numbers. The three are a Hessian-vector product, a
-gradient penalty (as in WGAN-GP), and a physics-informed loss that needs
-:math:`u''(x)` and, for training, a third derivative.
+Function without a correct double backward, each one fails with an error or,
+worse, gives silently wrong numbers, as
+:ref:`lesson 05 <lesson-untracked-backward>` shows. The three are a
+Hessian-vector product, a gradient penalty (as in WGAN-GP), and a
+physics-informed loss that needs :math:`u''(x)` and, for training, a third
+derivative.
 """
 
 # %%
 # Two smooth activations
 # ----------------------
 #
-# All three uses need an activation with a smooth derivative, so we write two
-# as custom Functions.
+# The physics-informed loss needs an activation with a second derivative that
+# is not zero everywhere: through ReLU, :math:`u''` is zero. A gradient
+# penalty still reaches the weights through ReLU, but a smooth activation
+# brings its own second derivative into all three uses. We write two as
+# custom Functions.
 #
 # ``SmoothReLU`` is the softplus function. Its derivative is the logistic
 # sigmoid :math:`\sigma`:
@@ -37,9 +42,13 @@ gradient penalty (as in WGAN-GP), and a physics-informed loss that needs
 #
 #    f'(x) = 1 - y^2
 #
-# So it saves the output (pattern 2). In both cases backward uses only
-# differentiable PyTorch operations on a tracked tensor, so autograd can
-# differentiate backward again, and again after that.
+# So it saves the output (pattern 2). In both cases ``backward`` computes the
+# exact derivative times the incoming gradient, with differentiable PyTorch
+# operations on a saved input or output, so autograd differentiates it
+# correctly with respect to both the incoming gradient and :math:`x`, which
+# the saved tensor is or depends on (the model of
+# :ref:`lesson 01 <backward-as-a-function>`), and the result again at the
+# next order: the third order is checked below.
 
 import torch
 import torch.nn.functional as F
@@ -92,16 +101,11 @@ for function in (SmoothReLU, Tanh):
 # Use 1: Hessian-vector products
 # ------------------------------
 #
-# The Hessian :math:`H` of a loss is the matrix of its second derivatives.
-# For a model with :math:`n` parameters it has :math:`n^2` entries, far too
-# many to store. Many methods only need its product with a vector,
-# :math:`H v`: Newton-CG optimizers, estimates of the curvature of the loss
-# (for example its largest eigenvalue), and influence functions, which
-# estimate how one training example changed the model.
-#
-# Double backward gives :math:`H v` without building :math:`H`. First compute
-# the gradient :math:`g` with ``create_graph=True``. Then differentiate the
-# scalar :math:`g \cdot v`:
+# :ref:`Lesson 08 <lesson-forward-mode>` says what a Hessian-vector product
+# :math:`Hv` is, what uses it, and computes it forward over reverse. Double
+# backward gives it too, without building :math:`H`. First compute the
+# gradient :math:`g` with ``create_graph=True``. Then differentiate the scalar
+# :math:`g \cdot v`, with :math:`v` held constant:
 #
 # .. math::
 #
@@ -116,9 +120,9 @@ inputs = torch.randn(20, 3, dtype=torch.float64)
 targets = torch.randn(20, 1, dtype=torch.float64)
 
 
-def mlp_loss(theta):
+def mlp_loss(theta, activation=SmoothReLU.apply):
     w1, b1, w2 = torch.split(theta, [8 * 3, 8, 8])
-    hidden = SmoothReLU.apply(inputs @ w1.view(8, 3).T + b1)
+    hidden = activation(inputs @ w1.view(8, 3).T + b1)
     prediction = hidden @ w2.view(8, 1)
     return ((prediction - targets) ** 2).mean()
 
@@ -139,7 +143,9 @@ print(hv[:4])
 # PyTorch has a ready-made function for the same product,
 # :func:`torch.autograd.functional.hvp`. It returns the value of the function
 # and :math:`H v`. For a network this small we can also build the whole Hessian
-# with ``torch.autograd.functional.hessian`` and multiply. All three agree.
+# with ``torch.autograd.functional.hessian`` and multiply. All three agree,
+# but all three go through ``SmoothReLU``'s double backward; the product for
+# the same network with PyTorch's own softplus, which does not, agrees too.
 
 from torch.autograd.functional import hessian, hvp
 
@@ -149,8 +155,10 @@ print("hvp, first 4 entries:")
 print(hv_reference[:4])
 print("Hessian shape:", tuple(full_hessian.shape))
 
+_, hv_builtin = hvp(lambda t: mlp_loss(t, F.softplus), theta.detach(), v)
 assert torch.allclose(hv, hv_reference)
 assert torch.allclose(hv, full_hessian @ v)
+assert torch.allclose(hv, hv_builtin)
 
 # %%
 # The graph behind a Hessian-vector product
@@ -163,7 +171,7 @@ assert torch.allclose(hv, full_hessian @ v)
 # that makes ``g``) and the node ``SmoothReLUBackward`` of the forward pass,
 # and every path starts at ``x``. The second backward walks it from
 # :math:`g` back to ``x``. ``node_names`` is the helper of
-# :ref:`lesson-saving-intermediates`.
+# :ref:`lesson 03 <lesson-saving-intermediates>`.
 
 from torchviz import make_dot
 
@@ -190,14 +198,18 @@ assert {"SigmoidBackward0", "SmoothReLUBackward"} <= node_names(g_tiny.grad_fn)
 make_dot(g_tiny, params={"x": x_tiny, "g": g_tiny})
 
 # %%
+# .. _gradient-penalty:
+#
 # Use 2: a gradient penalty
 # -------------------------
 #
 # A Wasserstein GAN with gradient penalty (WGAN-GP) trains a *critic*
 # :math:`D` that scores samples: high for a real sample :math:`x_r`, low for
-# a generated ("fake") one :math:`x_f`. To keep the critic well behaved, its
-# loss adds a penalty that pushes the norm of its gradient with respect to
-# its input towards 1:
+# a generated ("fake") one :math:`x_f`. The Wasserstein distance that the
+# critic estimates asks for a critic whose gradient with respect to its input
+# has norm at most 1. WGAN-GP asks for it softly: the critic's loss adds a
+# penalty that pushes the norm of that gradient towards 1, averaged over a
+# batch:
 #
 # .. math::
 #
@@ -205,14 +217,15 @@ make_dot(g_tiny, params={"x": x_tiny, "g": g_tiny})
 #    + \lambda \left( \left\| \nabla_{\hat{x}} D(\hat{x}) \right\|_2
 #    - 1 \right)^2
 #
-# The point :math:`\hat{x}` is a random mix of a real and a fake sample. The
-# penalty contains a gradient, so training it needs the gradient of a
-# gradient: double backward through every layer of the critic, including our
-# ``SmoothReLU``.
+# The point :math:`\hat{x} = \epsilon x_r + (1 - \epsilon) x_f`, with
+# :math:`\epsilon` drawn uniformly from :math:`[0, 1]`, lies on the segment
+# between a real and a fake sample. The penalty contains a gradient, so
+# training it needs the gradient of a gradient: double backward through every
+# layer of the critic, including our ``SmoothReLU``.
 #
-# The critic below is a small ``nn.Module``. Its activation is a parameter of
-# the constructor, so that we can later build a twin with PyTorch's own
-# softplus.
+# The critic below is a small ``nn.Module``. ``make_critic`` takes the
+# activation as an argument, so that we can later build a twin with PyTorch's
+# own softplus.
 
 from torch import nn
 
@@ -241,7 +254,9 @@ print(critic)
 # :math:`(2, 2)`, the fake ones at the origin. The penalty function builds the
 # mixed points, asks for the critic's gradient at them with
 # ``create_graph=True``, and returns the mean of
-# :math:`\left( \|\nabla D\|_2 - 1 \right)^2`.
+# :math:`\left( \|\nabla D\|_2 - 1 \right)^2`. One call on the sum of the
+# scores gives every point's own gradient, since each score depends only on
+# its own point.
 
 torch.manual_seed(2)
 real = 0.5 * torch.randn(64, 2, dtype=torch.float64) + 2.0
@@ -264,7 +279,9 @@ def gradient_penalty(critic, real, fake):
 # depends on the weights. Differentiating the penalty with respect to the
 # weights is therefore a second derivative, and it passes through the
 # derivative of ``SmoothReLU.backward``. Every weight matrix gets a nonzero
-# gradient from the penalty alone.
+# gradient from the penalty alone. It would with ``nn.ReLU`` too, whose
+# second derivative is zero: the critic's gradient with respect to its input
+# depends on the weights of the linear layers directly.
 #
 # One parameter gets none: the bias of the last layer. It shifts the critic's
 # score by a constant, so it does not change the critic's gradient with
@@ -280,9 +297,14 @@ for name, grad in zip(names, penalty_grads, strict=True):
     norm = "None" if grad is None else f"{grad.norm():.4f}"
     print(f"{name:9s} gradient norm from the penalty: {norm}")
 
-for name, grad in zip(names, penalty_grads, strict=True):
-    if name.endswith("weight"):
-        assert grad is not None and grad.norm() > 0
+relu_critic = make_critic(nn.ReLU)
+torch.manual_seed(3)
+relu_penalty = gradient_penalty(relu_critic, real, fake)
+relu_grads = torch.autograd.grad(relu_penalty, list(relu_critic.parameters()), allow_unused=True)
+weights = [i for i, name in enumerate(names) if name.endswith("weight")]
+print("with nn.ReLU, weight gradient norms:", [f"{relu_grads[i].norm():.4f}" for i in weights])
+for i in weights:
+    assert penalty_grads[i].norm() > 0 and relu_grads[i].norm() > 0
 assert penalty_grads[names.index("4.bias")] is None
 
 # %%
@@ -402,6 +424,9 @@ def derivatives(net, x):
 u, du, d2u = derivatives(net, points)
 print("u''(x) at the first 4 points:")
 print(d2u[:4, 0].detach())
+d2u_relu = derivatives(make_net(nn.ReLU), points)[2]
+print("u''(x) through ReLU, largest magnitude:", d2u_relu.abs().max().item())
+assert torch.equal(d2u_relu, torch.zeros_like(d2u_relu)) and d2u.abs().max() > 0
 
 # %%
 # Checking the second derivative
@@ -432,13 +457,14 @@ assert torch.allclose(d2u, d2u_numerical, rtol=0, atol=1e-6)
 # The loss below contains :math:`u''`, which already uses the second
 # derivative of the activation. Its gradient with respect to the weights
 # therefore uses the *third* derivative of ``Tanh``. That works because
-# ``Tanh.backward`` uses only tracked operations: each time autograd
-# differentiates it, it meets ``Tanh`` again and can call its backward again.
+# ``Tanh.backward`` computes the exact derivative with tracked operations on
+# the saved output :math:`y`: differentiating it leads back through :math:`y`
+# to the node of ``Tanh``, whose ``backward`` runs again, recorded again.
 #
-# :func:`~torch.autograd.gradgradcheck` tests only two orders. To test the
-# third, apply it to the first derivative of ``Tanh``, written as a function of
-# ``x``: the second derivative of that function is the third derivative of
-# ``Tanh``.
+# :func:`~torch.autograd.gradgradcheck` compares second derivatives. To test
+# the third, apply it to the first derivative of ``Tanh``, written as a
+# function of ``x``: the second derivative of that function is the third
+# derivative of ``Tanh``.
 
 
 def tanh_derivative(x):
@@ -513,17 +539,19 @@ assert final_loss < losses[0] / 10
 # Summary
 # -------
 #
-# * A Hessian-vector product is a gradient with ``create_graph=True``
-#   followed by a second gradient of :math:`g \cdot v`. It matched
-#   :func:`torch.autograd.functional.hvp` through our custom ``SmoothReLU``.
-# * A gradient penalty trains the weights through the second derivative of
-#   every layer. The custom activation gave the same penalty gradients as
-#   PyTorch's own softplus.
+# * A Hessian-vector product by double backward is a gradient with
+#   ``create_graph=True`` followed by a second gradient of :math:`g \cdot v`.
+#   It matched :func:`torch.autograd.functional.hvp` through our custom
+#   ``SmoothReLU``.
+# * A gradient penalty trains the weights through the derivative of every
+#   layer's ``backward``. The custom activation gave the same penalty gradients
+#   as PyTorch's own softplus.
 # * A physics-informed loss with :math:`u''` needs the third derivative of the
-#   activation. A backward written with tracked operations on saved inputs or
-#   outputs supports every order; test the third order with
+#   activation. A ``backward`` that computes the exact derivative with
+#   differentiable PyTorch operations on saved inputs or outputs is
+#   differentiated again at each order, as far as those operations allow
+#   (``tanh`` and ``sigmoid``: every order). Test the third order with
 #   :func:`~torch.autograd.gradgradcheck` applied to the first derivative.
 #
 # When a model's second derivatives are wrong and you do not know which
-# Function is to blame, read the next lesson,
-# :ref:`lesson-diagnosing`.
+# Function is to blame, read :ref:`the next lesson <lesson-diagnosing>`.

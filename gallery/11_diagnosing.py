@@ -19,6 +19,8 @@ Function to blame in a model. This lesson does all three.
 # a *detached* copy of the saved input, as code written for inference might.
 # The first derivative is right.
 
+import re
+
 import torch
 from torch.autograd import gradcheck, gradgradcheck
 from torch.autograd.gradcheck import GradcheckError
@@ -45,13 +47,20 @@ assert gradcheck(LogCoshDetached.apply, (x,))
 # Reading a gradgradcheck failure
 # -------------------------------
 #
-# :func:`~torch.autograd.gradgradcheck` builds a new function from your
-# backward: it takes the inputs :math:`x` and an output gradient :math:`v`, and
-# returns what ``backward`` returns, :math:`v \, f'(x)`. Then it runs
-# :func:`~torch.autograd.gradcheck` on that function. We pass our own :math:`v`
-# as ``grad_outputs`` (by default it is random).
+# :func:`~torch.autograd.gradgradcheck` checks what ``backward`` returns, here
+# :math:`v \, f'(x)`, as a function of :math:`x` and of an output gradient
+# :math:`v` (:ref:`the model of lesson 01 <backward-as-a-function>`). We pass
+# our own :math:`v` as ``grad_outputs`` (by default it is random).
 
 MISMATCH = "Jacobian mismatch for output 0 with respect to input 0"
+
+
+def analytical_entries(message):
+    """The numbers of the analytical Jacobian in a gradcheck message."""
+    analytical = message.split("analytical:")[1].split("dtype")[0]
+    return [float(number) for number in re.findall(r"-?\d+\.\d*(?:e[-+]?\d+)?", analytical)]
+
+
 try:
     gradgradcheck(LogCoshDetached.apply, (x,), grad_outputs=(v,))
     message = ""
@@ -59,11 +68,14 @@ except GradcheckError as error:
     message = str(error)
     print(message)
 assert message.startswith(MISMATCH)
+assert not any(analytical_entries(message))
 
 # %%
-# * **output 0** is the first value ``backward`` returns, the gradient for
-#   ``x``; **input 0** is ``x`` (the output gradients come after the inputs,
-#   so ``input 1`` would be :math:`v`). The check stops at the first pair that
+# * **output 0** is the first gradient ``backward`` returns that is not
+#   ``None`` and carries a graph (the others are skipped, a blind spot shown
+#   below): here the gradient for ``x``. **input 0** is ``x``: the inputs
+#   that require grad are counted first, then the output gradients that do,
+#   so ``input 1`` is :math:`v`. The check stops at the first pair that
 #   disagrees.
 # * **numerical** is the Jacobian of that result by finite differences, one
 #   row per entry of the input. Here it is diagonal, with :math:`v f''(x)`.
@@ -72,7 +84,8 @@ assert message.startswith(MISMATCH)
 #   for ``.detach()``, a tensor kept on ``ctx``, part of ``backward`` under
 #   ``torch.no_grad()``, or
 #   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-#   in ``backward``.
+#   on ``backward``, whose own error does not always fire
+#   (:ref:`lesson 05 <lesson-untracked-backward>`).
 #
 # Both sides, confirmed by hand: a central difference of ``backward``'s result
 # gives the numerical diagonal, and autograd finds no path back to ``x``.
@@ -94,21 +107,29 @@ print("path to x:", torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0])
 assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 
 # %%
-# The same check can fail in two other ways.
-# "Numerical gradient for function expected to be zero"
-# (:ref:`lesson-untracked-backward`) means ``backward``'s result has no graph
-# at all: code outside PyTorch, a backward run wholly under
-# ``torch.no_grad()``, or one whose result is detached. A
+# Other failures read differently. "Numerical gradient for function expected
+# to be zero" means that no gradient ``backward`` returns has a graph: code
+# outside PyTorch (:ref:`lesson 05 <lesson-untracked-backward>`), a backward
+# run wholly under ``torch.no_grad()``, or results all detached. A
 # "Jacobian mismatch" whose analytical side is *not* zero means ``backward``
 # is tracked but part of it is cut off or wrong; that is what one broken
-# Function inside a model looks like, below.
+# Function inside a model looks like, below. A built-in operator in
+# ``backward`` whose own backward has no derivative raises PyTorch's error
+# instead (:ref:`lesson 15 <error-index-builtins>`).
 #
 # The options that matter
 # -----------------------
 #
-# * ``eps``, ``atol``, ``rtol``: the finite-difference step and tolerances.
-#   Loosening them makes the correct square pass in ``float32``, and also a
-#   backward that is half a percent off. Test in ``float64`` instead.
+# * ``eps``, ``atol``, ``rtol``: the finite-difference step and the
+#   tolerances. In ``float32`` a correct Function can fail at the defaults
+#   (:ref:`lesson 01 <lesson-saving-inputs>`). ``Square`` is the easy case:
+#   its central difference is exact at any step, so a larger ``eps`` alone
+#   (``1e-3``) makes it pass, and the default tolerances still catch a
+#   backward that is half a percent off. For the sum of cubes of 50 numbers,
+#   a larger step adds an error of its own (about :math:`\epsilon^2`), and no
+#   step from ``1e-6`` to ``1e-1`` passes at the default tolerances; there,
+#   loosen ``atol`` only as far as a deliberately wrong backward still fails.
+#   In ``float64`` the defaults work for both.
 
 
 class Square(torch.autograd.Function):
@@ -130,24 +151,62 @@ class SquareSlightlyOff(Square):
         return 2.01 * x * grad_out  # half a percent too large
 
 
+class CubeSum(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return (x**3).sum()
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * grad_out
+
+
+class CubeSumSlightlyOff(CubeSum):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3.015 * x**2 * grad_out  # half a percent too large
+
+
 import warnings
 
-x32 = torch.randn(4, 3).requires_grad_()
-loose = dict(eps=1e-3, atol=1e-2, rtol=1e-2)
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", "Input #0 requires gradient and is not a double")
-    passes = [
-        gradcheck(f.apply, (x32,), raise_exception=False, **loose)
-        for f in (Square, SquareSlightlyOff)
-    ]
-    strict = gradcheck(SquareSlightlyOff.apply, (x32.double(),), raise_exception=False)
-print("float32, loose tolerances, correct and wrong:", passes, "| float64, wrong:", strict)
-assert passes == [True, True] and strict is False
+
+def correct_and_wrong(functions, x, **options):
+    """gradcheck's verdict on a correct Function and on a slightly wrong one."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Input #0 requires gradient and is not a double")
+        return [gradcheck(f.apply, (x,), raise_exception=False, **options) for f in functions]
+
+
+def as_float64(x):
+    return x.detach().double().requires_grad_()
+
+
+squares, cubes = (Square, SquareSlightlyOff), (CubeSum, CubeSumSlightlyOff)
+x32, x32_50 = torch.randn(4, 3).requires_grad_(), torch.randn(50).requires_grad_()
+square32 = {eps: correct_and_wrong(squares, x32, eps=eps) for eps in (1e-6, 1e-3)}
+cube32 = {eps: correct_and_wrong(cubes, x32_50, eps=eps) for eps in (1e-6, 1e-4, 1e-3, 1e-2, 1e-1)}
+cube32_loose = correct_and_wrong(cubes, x32_50, eps=1e-2, atol=1e-3)
+float64 = [
+    correct_and_wrong(squares, as_float64(x32)),
+    correct_and_wrong(cubes, as_float64(x32_50)),
+]
+print("float32, square, correct and wrong, by eps:", square32)
+print("float32, cubes, correct and wrong, by eps:", cube32)
+print("float32, cubes, eps=1e-2 and atol=1e-3:", cube32_loose)
+print("float64, both, correct and wrong, defaults:", float64)
+assert square32 == {1e-6: [False, False], 1e-3: [True, False]}
+assert all(verdict == [False, False] for verdict in cube32.values())
+assert cube32_loose == [True, False]
+assert float64 == [[True, False], [True, False]]
 
 # %%
 # * ``fast_mode=True`` compares one random projection of the Jacobians instead
-#   of all of them: much faster for large inputs, and it still catches the
-#   detach. Its message gives the projected numbers, then the full matrices.
+#   of all of them: much faster for large inputs, and here it still catches
+#   the detach. On a failure, its message gives the projected numbers, then
+#   the full matrices, which it recomputes the slow way.
 
 try:
     gradgradcheck(LogCoshDetached.apply, (x,), fast_mode=True)
@@ -191,7 +250,8 @@ assert gradcheck(Jittery.apply, (x,), nondet_tol=1e-10)
 #   undefined gradients, which autograd passes as ``None`` after
 #   ``ctx.set_materialize_grads(False)``; no other check does that for a
 #   Function with one output. A ``backward`` that assumes a tensor passes
-#   every other check and fails this one, with its own ``TypeError``.
+#   every other check and fails this one, here with a ``TypeError`` raised by
+#   ``backward`` itself.
 
 
 class TwiceNoMaterialize(torch.autograd.Function):
@@ -224,18 +284,19 @@ assert gradcheck(TwiceNoMaterialize.apply, (x,), check_undefined_grad=False)
 
 
 class LinearFunction(torch.autograd.Function):
-    """x @ weight.T + bias, for a batch of rows x."""
+    """x @ weight.T + bias, for a batch of rows x; bias broadcasts against the result."""
 
     @staticmethod
     def forward(ctx, x, weight, bias):
         assert x.dim() == 2, "LinearFunction takes a batch of rows"
         ctx.save_for_backward(x, weight)
+        ctx.bias_shape = bias.shape
         return x @ weight.T + bias
 
     @staticmethod
     def backward(ctx, grad_out):
         x, weight = ctx.saved_tensors
-        return grad_out @ weight, grad_out.T @ x, grad_out.sum(0)
+        return grad_out @ weight, grad_out.T @ x, grad_out.sum_to_size(ctx.bias_shape)
 
 
 class SoftplusFunction(torch.autograd.Function):
@@ -263,7 +324,7 @@ class TanhFunction(torch.autograd.Function):
 
 
 class ScaleFunction(torch.autograd.Function):
-    """x * weight, with weight broadcast over x's leading dimensions."""
+    """x * weight, with broadcasting: each gradient is summed back to its input's shape."""
 
     @staticmethod
     def forward(ctx, x, weight):
@@ -273,7 +334,7 @@ class ScaleFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_out):
         x, weight = ctx.saved_tensors
-        return grad_out * weight, (grad_out * x).sum_to_size(weight.shape)
+        return (grad_out * weight).sum_to_size(x.shape), (grad_out * x).sum_to_size(weight.shape)
 
 
 from collections import OrderedDict
@@ -316,7 +377,7 @@ try:
 except GradcheckError as error:
     message = str(error)
     print(message)
-assert message.startswith(MISMATCH) and "analytical:tensor([[0., 0." not in message
+assert message.startswith(MISMATCH) and any(analytical_entries(message))
 
 # %%
 # Technique 1: check each module on its own
@@ -367,30 +428,31 @@ assert check_module(model.softplus, in_features["softplus"]) == [True, False]
 # Function's node is a ``torch.autograd.function.BackwardCFunction``, named
 # after the Function plus ``Backward``. A hook registered on it with
 # ``register_hook`` receives the gradients its backward returned and the ones
-# it received. A healthy backward under ``create_graph=True`` uses something
-# saved, so its result leads back to a leaf (``x`` or a parameter); a broken
-# one only scales the incoming gradient, so every path from its result stops
-# at the node of that gradient.
+# it received. Under ``create_graph=True``, the result of a healthy backward
+# of a nonlinear Function depends on what it saved, so it leads back to a leaf
+# of the forward pass (``x`` or a parameter); a broken one only scales the
+# incoming gradient, so every path from its result stops at the node of that
+# gradient, or there is no path at all.
 
 from functools import partial
 
 from torch.autograd.function import BackwardCFunction
 
 
-def custom_nodes(output):
+def graph_nodes(output):
+    """Every node of the graph below ``output``."""
     found, seen, stack = [], set(), [output.grad_fn]
     while stack:
         node = stack.pop()
         if node is None or node in seen:
             continue
         seen.add(node)
-        if isinstance(node, BackwardCFunction):
-            found.append(node)
+        found.append(node)
         stack.extend(next_node for next_node, _ in node.next_functions)
     return found
 
 
-def reaches_a_leaf(tensors, stop_nodes):
+def reaches_a_leaf(tensors, stop_nodes, leaves):
     stack, seen = [t.grad_fn for t in tensors if t is not None], set(stop_nodes)
     while stack:
         node = stack.pop()
@@ -398,22 +460,28 @@ def reaches_a_leaf(tensors, stop_nodes):
             continue
         seen.add(node)
         if hasattr(node, "variable"):  # an AccumulateGrad node: a leaf
-            return True
+            if any(node.variable is leaf for leaf in leaves):
+                return True
+            continue
         stack.extend(next_node for next_node, _ in node.next_functions)
     return False
 
 
 def connected_backwards(output, inputs):
-    """For each custom node: did its backward's result reach a leaf?"""
+    """For each custom Function: did its backward's result reach a leaf?"""
+    nodes = graph_nodes(output)
+    leaves = [node.variable for node in nodes if hasattr(node, "variable")]
     connected = {}
 
     def record(grad_inputs, grad_outputs, name):
         stop = [g.grad_fn for g in grad_outputs if g is not None]
-        connected[name] = reaches_a_leaf(grad_inputs, stop)
+        ok = reaches_a_leaf(grad_inputs, stop, leaves)
+        connected[name] = connected.get(name, True) and ok  # every call of it
 
     handles = [
         node.register_hook(partial(record, name=type(node).__name__))
-        for node in custom_nodes(output)
+        for node in nodes
+        if isinstance(node, BackwardCFunction)
     ]
     torch.autograd.grad(output.sum(), inputs, create_graph=True)
     for handle in handles:
@@ -427,18 +495,55 @@ print(connected)
 assert [name for name, ok in connected.items() if not ok] == ["SoftplusFunctionBackward"]
 
 # %%
-# The walk has blind spots. A Function linear in its inputs rightly saves
-# nothing and is flagged too, so a flagged node is a suspect to confirm with
-# :func:`~torch.autograd.gradgradcheck`. Worse, a backward that cuts only one
-# of two saved tensors still reaches a leaf through the other and passes the
-# walk: a clean walk proves nothing.
+# Only the leaves of the forward pass count. When the incoming gradient
+# requires grad, a ``backward`` marked
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+# returns results that hang from an ``Error`` node
+# (:ref:`lesson 05 <lesson-untracked-backward>`), and that node hangs from new
+# leaves of its own, detached copies of the results. A walk that accepted any
+# leaf would pass it.
+
+from torch.autograd.function import once_differentiable
+
+
+class SoftplusOnce(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, z):
+        ctx.save_for_backward(z)
+        return torch.nn.functional.softplus(z)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        (z,) = ctx.saved_tensors
+        return grad_out * torch.sigmoid(z)
+
+
+out = TanhFunction.apply(SoftplusOnce.apply(x))
+(grad_x,) = torch.autograd.grad(out.sum(), x, create_graph=True)
+error_inputs = [node for node, _ in grad_x.grad_fn.next_functions]
+print(type(grad_x.grad_fn).__name__, "hangs from", [type(n).__name__ for n in error_inputs])
+assert type(grad_x.grad_fn).__name__ == "Error"
+assert all(hasattr(n, "variable") and n.variable is not x for n in error_inputs)
+once = connected_backwards(out, x)
+print(once)
+assert once == {"TanhFunctionBackward": True, "SoftplusOnceBackward": False}
+
+# %%
+# The walk has blind spots. A Function whose backward rightly uses nothing
+# that leads to a leaf (one linear in its input, or one whose saved tensors
+# require no grad) is flagged too, so a flagged node is a suspect to confirm
+# with :func:`~torch.autograd.gradgradcheck`. Worse, a backward that cuts only
+# one of two saved tensors still reaches a leaf through the other and passes
+# the walk: a clean walk proves nothing.
 
 
 class ScaleHalfDetached(ScaleFunction):
     @staticmethod
     def backward(ctx, grad_out):
         x, weight = ctx.saved_tensors
-        return grad_out * weight.detach(), (grad_out * x).sum_to_size(weight.shape)
+        grad_x = (grad_out * weight.detach()).sum_to_size(x.shape)  # the mistake: detach
+        return grad_x, (grad_out * x).sum_to_size(weight.shape)
 
 
 w_half = torch.randn(3, dtype=torch.float64, requires_grad=True)
@@ -470,14 +575,56 @@ assert connected_backwards(TimesTwo.apply(x), x) == {"TimesTwoBackward": False}
 assert gradgradcheck(TimesTwo.apply, (x,))
 
 # %%
-# One more clue: the tensors that ``forward`` kept as attributes of ``ctx``
-# can be read from the node (:ref:`lesson-extending-rules`, rule 4). Only the
-# softplus has one.
+# :func:`~torch.autograd.gradgradcheck` has a blind spot too: it checks only
+# the gradients that have a graph. ``ScaleGradDetached`` detaches the whole
+# gradient for ``x``, and passes both the check and the walk; the check fails
+# ("expected to be zero") only when ``w`` does not require grad, so that no
+# gradient has a graph. A direct test catches it: under
+# ``create_graph=True``, with an output gradient that requires grad, every
+# gradient that ``backward`` returns should require grad too (unless it is
+# zero by design).
 
-nodes = custom_nodes(model(x))
+
+class ScaleGradDetached(ScaleFunction):
+    @staticmethod
+    def backward(ctx, grad_out):
+        grad_x, grad_weight = ScaleFunction.backward(ctx, grad_out)
+        return grad_x.detach(), grad_weight  # the mistake: detach
+
+
+def gradients_with_graph(function, *inputs):
+    """For each input, does the gradient that backward returns have a graph?"""
+    out = function.apply(*inputs)
+    grad_out = torch.randn_like(out, requires_grad=True)
+    grads = torch.autograd.grad(out, inputs, grad_out, create_graph=True)
+    return [grad.requires_grad for grad in grads]
+
+
+detached = connected_backwards(ScaleGradDetached.apply(x, w_half), (x, w_half))
+try:
+    gradgradcheck(ScaleGradDetached.apply, (x, w_half.detach()))
+    zero_line = ""
+except GradcheckError as error:
+    zero_line = str(error)
+passes = gradgradcheck(ScaleGradDetached.apply, (x, w_half))
+print(detached, "| gradgradcheck:", passes)
+print("gradgradcheck, w not requiring grad:", zero_line)
+print("gradients with a graph:", gradients_with_graph(ScaleGradDetached, x, w_half))
+assert detached == {"ScaleGradDetachedBackward": True} and passes
+assert zero_line == "Numerical gradient for function expected to be zero"
+assert gradients_with_graph(ScaleFunction, x, w_half) == [True, True]
+assert gradients_with_graph(ScaleGradDetached, x, w_half) == [False, True]
+
+# %%
+# One more clue: the tensors that ``forward`` kept as attributes of ``ctx``
+# can be read from the node
+# (:ref:`rule 4 in lesson 06 <lesson-extending-rules>`). Only the softplus has
+# one.
+
 kept = {
     type(node).__name__: [k for k, v in vars(node).items() if isinstance(v, torch.Tensor)]
-    for node in nodes
+    for node in graph_nodes(model(x))
+    if isinstance(node, BackwardCFunction)
 }
 print(kept)
 assert {name: keys for name, keys in kept.items() if keys} == {
@@ -535,7 +682,11 @@ assert all(connected_backwards(model(x), x).values())
 
 out = model[:2](x)
 (grad_x,) = torch.autograd.grad(out.sum(), x, create_graph=True)
-assert torch.autograd.grad(grad_x.sum(), x, retain_graph=True)[0] is not None
+to_weight, to_x = torch.autograd.grad(
+    grad_x.sum(), (weight, x), allow_unused=True, retain_graph=True
+)
+assert to_weight is not None and to_x is not None
+assert "SigmoidBackward0" in {type(node).__name__ for node in graph_nodes(grad_x)}
 labels.update({"grad_x": grad_x, "out": out})
 make_dot((grad_x, x, out), params=labels)
 
@@ -543,18 +694,22 @@ make_dot((grad_x, x, out), params=labels)
 # Summary
 # -------
 #
-# * In a :func:`~torch.autograd.gradgradcheck` message, "output" is a gradient
-#   that ``backward`` returns and "input" an input of your Function (the output
-#   gradients come after). An all-zero analytical side means a cut:
-#   ``.detach()``, ``ctx`` attributes, ``torch.no_grad()``,
+# * In a :func:`~torch.autograd.gradgradcheck` message, "output" counts the
+#   gradients that ``backward`` returns with a graph, and "input" the inputs
+#   that require grad, then the output gradients. An all-zero analytical side
+#   means a cut: ``.detach()``, ``ctx`` attributes, ``torch.no_grad()``,
 #   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`.
-# * Keep ``float64`` rather than loosening ``eps``/``atol``/``rtol``; use
-#   ``fast_mode`` for large inputs, ``nondet_tol`` for nondeterministic
-#   backwards; ``check_undefined_grad`` is what tests ``None`` gradients.
+# * Test in ``float64``. In ``float32``, try a larger ``eps`` first, and
+#   loosen ``atol`` or ``rtol`` only as far as a deliberately wrong
+#   ``backward`` still fails. Use ``fast_mode`` for large inputs,
+#   ``nondet_tol`` for nondeterministic backwards; ``check_undefined_grad`` is
+#   what tests ``None`` gradients.
 # * In a model, check each module with its parameters, or walk the graph with
-#   hooks on the custom nodes; confirm every suspect with
-#   :func:`~torch.autograd.gradgradcheck`.
+#   hooks on the custom nodes, counting only the leaves of the forward pass.
+#   Confirm every suspect with :func:`~torch.autograd.gradgradcheck`, check
+#   that every gradient ``backward`` returns has a graph, and do not trust a
+#   clean walk.
 #
 # For the uses that make this worth the effort, see
-# :ref:`lesson-second-derivatives`; for every pattern on one page, the
-# :doc:`/summary`.
+# :ref:`lesson 10 <lesson-second-derivatives>`; for every pattern on one page,
+# :doc:`the summary </summary>`.

@@ -5,12 +5,14 @@ Today: custom operators with torch.library
 ==========================================
 
 ``torch.library.custom_op`` turns a Python function into a PyTorch operator:
-the way to wrap code PyTorch cannot see (NumPy, a C++ or CUDA kernel) so that
-``torch.compile`` and the rest of PyTorch treat it as one opaque operation.
-Its gradient is registered with ``register_autograd``, and everything the
-patterns taught holds: double backward works exactly when that backward is
-made of operations autograd can differentiate. This lesson builds one, breaks
-it, repairs it, and tests it with ``torch.library.opcheck``.
+the way to wrap code PyTorch cannot see into (NumPy, or a kernel of your own
+in C++ or CUDA) so that ``torch.compile`` and the rest of PyTorch treat it as
+one opaque operation. Its gradient is registered with ``register_autograd``,
+and what the patterns taught still holds: double backward needs that
+backward to be made of operations autograd can differentiate, and to be a
+correct vector-Jacobian product (:ref:`lesson 01 <lesson-saving-inputs>`).
+This lesson builds one, breaks it, repairs it, and tests it with
+``torch.library.opcheck``.
 """
 
 # %%
@@ -27,8 +29,9 @@ it, repairs it, and tests it with ``torch.library.opcheck``.
 #   trace through it;
 # * ``register_autograd(backward, setup_context=...)``, with the
 #   ``setup_context(ctx, inputs, output)`` and ``backward`` of a
-#   :class:`torch.autograd.Function` in the newer style (these exact parameter
-#   names: they are passed by keyword).
+#   :class:`torch.autograd.Function` in the newer style
+#   (:ref:`lesson 06 <lesson-extending-rules>`). ``setup_context`` must use
+#   these exact parameter names: PyTorch passes them by keyword.
 
 import warnings
 
@@ -61,9 +64,9 @@ def sin_backward(ctx, grad_out):
 numpy_sin.register_autograd(sin_backward, setup_context=save_input)
 
 # %%
-# The backward multiplies by ``torch.cos(x)`` of the saved input: pattern 1
-# (:ref:`lesson-saving-inputs`). Autograd records it, so double backward works
-# although the forward is NumPy.
+# The backward multiplies by ``torch.cos(x)`` of the saved input:
+# :ref:`pattern 1 <lesson-saving-inputs>`. Autograd records it, so double
+# backward works although the forward is NumPy.
 
 from torch.autograd import gradcheck, gradgradcheck
 
@@ -82,10 +85,10 @@ assert torch.allclose(second, -torch.sin(x))
 #
 # If the backward calls another NumPy operator, ``numpy_cos``, that has no
 # gradient of its own, the second derivative is lost, as in
-# :ref:`lesson-untracked-backward`. One thing is better than with a
-# :class:`torch.autograd.Function`: an operator without a registered gradient
-# is never silently treated as a constant. The second backward pass stops at
-# it, whichever way it is asked for.
+# :ref:`lesson 05 <lesson-untracked-backward>`. One thing is better than with
+# a :class:`torch.autograd.Function`: in reverse mode, an operator without a
+# registered gradient is never silently treated as a constant. A backward pass
+# that reaches it stops, whichever way the second derivative is asked for.
 
 
 @torch.library.custom_op("dbw::numpy_cos", mutates_args=())
@@ -136,7 +139,8 @@ assert len(messages) == 3 and all("no autograd formula was registered" in m for 
 # The cure: the inner operator gets a gradient too
 # ------------------------------------------------
 #
-# As in pattern 4, the operator used by the backward gets its own gradient,
+# As in :ref:`pattern 4 <lesson-untracked-backward>`, the operator used by
+# the backward gets its own gradient,
 # :math:`\cos'(x) = -\sin(x)`. Written with ``numpy_sin``, which has a
 # gradient, every higher derivative is covered.
 
@@ -210,42 +214,105 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #      - :class:`torch.autograd.Function`
 #      - :func:`torch.library.custom_op`
 #    * - What it wraps
-#      - any Python code, run eagerly
-#      - code PyTorch cannot see (NumPy, C++ or CUDA kernels), as one operator
+#      - any Python code
+#      - code PyTorch cannot see into (NumPy, C++ or CUDA kernels), as one
+#        operator
 #    * - :func:`torch.compile`
-#      - traced into, with the limits of :ref:`lesson-torch-compile`
+#      - traced into, with the limits of
+#        :ref:`lesson 13 <lesson-torch-compile>`
 #      - one opaque operator (needs :func:`~torch.library.register_fake`)
 #    * - :mod:`torch.func`
-#      - yes, with ``setup_context`` and a vmap rule
-#      - ``grad`` and ``jacrev`` refuse it; ``jvp`` and ``jacfwd`` silently
-#        give a zero tangent
+#      - yes, with ``setup_context``; ``vmap``, ``jacfwd`` and ``hessian`` also
+#        need a vmap rule, forward mode a ``jvp``
+#        (:ref:`lesson 09 <lesson-torch-func>`)
+#      - ``grad``, ``vjp``, ``jacrev`` and ``hessian`` refuse it; ``jvp`` and
+#        ``jacfwd`` silently give a zero tangent; ``vmap`` runs it, through a
+#        slow fallback unless ``register_vmap`` gives it a rule
 #    * - Double backward
 #      - ``backward`` in PyTorch operations
 #      - ``backward`` in operators that have a gradient
 #    * - A backward that leaves PyTorch
 #      - silently constant, or an error
-#      - an error if it calls an operator without a gradient; silently constant
-#        if it calls NumPy itself
+#      - an error if it calls an operator without a gradient; if it calls
+#        NumPy itself, as for a Function
 #    * - Tests
 #      - :func:`~torch.autograd.gradcheck`, :func:`~torch.autograd.gradgradcheck`
 #      - the same, plus :func:`~torch.library.opcheck`
 #
-# The :mod:`torch.func` row, checked on this build's PyTorch:
+# The :mod:`torch.func` row, checked on this build's PyTorch. The transforms
+# that differentiate in reverse mode refuse the operator, with the message of
+# a Function without ``setup_context``: ``register_autograd`` wraps the
+# gradient in a Function whose ``forward`` takes ``ctx``. Forward mode gives
+# zeros:
 
-try:
-    torch.func.grad(lambda t: numpy_sin(t).sum())(x.detach())
-    message = ""
-except RuntimeError as error:
-    message = str(error).split(". ")[0]
-    print("torch.func.grad:", message)
+transforms = {
+    "grad": lambda t: torch.func.grad(lambda u: numpy_sin(u).sum())(t),
+    "vjp": lambda t: torch.func.vjp(numpy_sin, t)[1](torch.ones_like(t)),
+    "jacrev": lambda t: torch.func.jacrev(numpy_sin)(t[0]),
+    "hessian": lambda t: torch.func.hessian(lambda u: numpy_sin(u).sum())(t[0]),
+}
+refused = []
+for name, transform in transforms.items():
+    try:
+        transform(x.detach())
+    except RuntimeError as error:
+        message = str(error).split(". ")[0]
+        if message.endswith("it must override the setup_context staticmethod"):
+            refused.append(name)
+print(f"torch.func {', '.join(refused)}: RuntimeError:", message)
+assert refused == list(transforms)
+
 ones = torch.ones_like(x)
 with warnings.catch_warnings():
     # PyTorch's own deprecation note when forward mode first loads (lesson 08)
     warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
     _, tangent = torch.func.jvp(numpy_sin, (x.detach(),), (ones,))
+    jacobian = torch.func.jacfwd(numpy_sin)(x.detach()[0])
 print("torch.func.jvp tangent is zero:", bool((tangent == 0).all()), "| cos(x) is not")
-assert "must override the setup_context staticmethod" in message
+print("torch.func.jacfwd is zero:", bool((jacobian == 0).all()))
 assert torch.equal(tangent, torch.zeros_like(x)) and not torch.allclose(tangent, torch.cos(x))
+assert torch.equal(jacobian, torch.zeros(3, 3, dtype=torch.float64))
+
+# %%
+# ``vmap`` runs an operator without a vmap rule through a fallback that calls
+# it once for each element of the batch, and says so from C++, on the
+# process's standard error, where Python's ``warnings`` module cannot catch
+# it. The page reads that stream around each call. A rule registered with
+# ``register_vmap`` replaces the fallback, and the message goes away: for an
+# elementwise operator, the rule is one call on the whole batch.
+
+import os
+import tempfile
+
+
+def run_reading_stderr(action):
+    """Run ``action``; return its result and what C++ wrote to stderr."""
+    with tempfile.TemporaryFile(mode="w+") as captured:
+        stderr = os.dup(2)
+        os.dup2(captured.fileno(), 2)
+        try:
+            result = action()
+        finally:
+            os.dup2(stderr, 2)
+            os.close(stderr)
+        captured.seek(0)
+        return result, captured.read()
+
+
+by_fallback, said = run_reading_stderr(lambda: torch.func.vmap(numpy_sin)(x.detach()))
+print("without a rule:", said[said.index("Warning: ") :].split(" (function")[0])
+assert "we have not yet implemented the batching rule for dbw::numpy_sin" in said
+
+
+@numpy_sin.register_vmap
+def _(info, in_dims, x):
+    return numpy_sin(x), in_dims[0]  # elementwise: the batch dimension stays put
+
+
+by_rule, said = run_reading_stderr(lambda: torch.func.vmap(numpy_sin, in_dims=1)(x.detach()))
+print("with register_vmap: nothing said:", said == "")
+assert said == ""
+assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, torch.sin(x).T)
 
 # %%
 # Summary
@@ -254,10 +321,14 @@ assert torch.equal(tangent, torch.zeros_like(x)) and not torch.allclose(tangent,
 # * :func:`~torch.library.custom_op` + :func:`~torch.library.register_fake` +
 #   :func:`~torch.library.register_autograd` make an operator with a gradient,
 #   opaque to :func:`torch.compile`.
-# * Its double backward works when its backward uses operations with
-#   gradients; an operator without one stops the second pass with an error.
+# * Its double backward needs a backward made of operations with gradients;
+#   in reverse mode, an operator without one stops the second pass with an
+#   error.
+# * :mod:`torch.func` refuses it in reverse mode and gives zeros in forward
+#   mode; only ``vmap`` runs it. A part that :mod:`torch.func` must
+#   differentiate is written as a Function.
 # * Test with :func:`~torch.autograd.gradcheck`,
 #   :func:`~torch.autograd.gradgradcheck` and :func:`~torch.library.opcheck`.
 #
-# Next, :ref:`lesson-torch-compile`: what happens to double backward under
-# :func:`torch.compile`.
+# Next, :ref:`lesson 13 <lesson-torch-compile>`: what happens to double
+# backward under :func:`torch.compile`.

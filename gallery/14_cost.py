@@ -4,38 +4,50 @@ r"""
 Today: what double backward costs
 =================================
 
-A second derivative is not free. This lesson measures, on a small network
-with a custom activation, what ``create_graph=True`` adds to a plain
-backward, and what four ways of computing a Hessian-vector product cost.
+A second derivative is not free. This lesson measures what
+``create_graph=True`` adds to a plain backward, and what four ways of
+computing the Hessian-vector product of :ref:`lesson 08 <lesson-forward-mode>`
+cost. The figures are those of one small network with a custom activation,
+run in eager mode; each one is explained by what runs, and none is a rule for
+every model.
 
-Two counters make the figures the same on every build: the floating-point
-operations of the matrix products, counted by
-``torch.utils.flop_counter.FlopCounterMode``, stand for time; the memory that
-autograd keeps for a later backward, counted by a saved-tensor hook (each
-storage once, and a dual tensor's tangent with it), stands for memory.
-Wall-clock times would change from one machine, and one run, to the next.
+Counters make the figures the same on every build, where wall-clock times
+would change from one machine, and one run, to the next:
+
+* **operations**: every ATen operation that runs, counted by name;
+* **FLOPs**: ``torch.utils.flop_counter.FlopCounterMode``, which counts only
+  the operations it has a formula for (matrix products, convolutions,
+  attention): on this network, the matrix products and nothing else;
+* **memory**: the storage that autograd saves for a backward pass, seen by a
+  saved-tensor hook (each storage once, a dual tensor's tangent with it),
+  leaving out the storages that existed before the computation (the data, the
+  parameters, the vector :math:`v`), which the reader pays for anyway. It adds
+  up everything saved during the computation; it is not a peak.
 """
 
 # %%
-# The network and the two counters
-# --------------------------------
+# The network and the counters
+# ----------------------------
 #
 # A two-layer network whose parameters are one vector ``theta``, with a tanh
-# written as a Function that has a ``jvp`` and a vmap rule, so that every
-# method below can run through it (:ref:`lesson-torch-func`).
+# written as a Function that has a ``jvp``, so that forward mode can run
+# through it (:ref:`lesson 08 <lesson-forward-mode>`).
 
+import functools
 import warnings
+from collections import Counter
 
 import torch
 
 # sphinx_gallery_thumbnail_path = "_static/thumbs/14_cost.svg"
 import torch.autograd.forward_ad as fwAD
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
 from torch.utils.flop_counter import FlopCounterMode
 
 
 class Tanh(torch.autograd.Function):
-    generate_vmap_rule = True
-
     @staticmethod
     def forward(x):
         return torch.tanh(x)
@@ -69,29 +81,61 @@ def loss(theta):
     return ((hidden @ w2.T - targets) ** 2).mean()
 
 
-def flops(compute):
-    with FlopCounterMode(display=False) as counter:
-        compute()
-    return counter.get_total_flops()
+# %%
+# The operations and the storages come from a
+# ``torch.utils._python_dispatch.TorchDispatchMode``, which sees each ATen
+# operation as it runs. It also notes the matrix products one of whose
+# operands is all zeros: they come back at the end.
 
 
-def saved_bytes(compute):
-    storages = {}
+def storage_of(tensor):
+    try:
+        return tensor.untyped_storage().data_ptr()
+    except RuntimeError:  # a tangent known to be zero has no storage
+        return None
+
+
+class Trace(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.operations = Counter()
+        self.new_storages = set()
+        self.zero_products = []  # FLOPs of each matrix product by an all-zero operand
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        self.operations[str(func)] += 1
+        given = {storage_of(t) for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)}
+        made = {storage_of(t) for t in tree_leaves(out) if isinstance(t, torch.Tensor)}
+        self.new_storages |= made - given  # a view shares the storage it was given
+        if func is torch.ops.aten.mm.default and not all(a.any() for a in args):
+            (m, k), (_, n) = args[0].shape, args[1].shape
+            self.zero_products.append(2 * m * k * n)
+        return out
+
+
+def measure(compute):
+    """Run ``compute`` once; return its FLOPs, its trace and the bytes it saved."""
+    saved = {}  # holding each saved part keeps its address from being reused
 
     def pack(tensor):
         for part in fwAD.unpack_dual(tensor):  # its value, and its tangent if dual
-            if part is None:
-                continue
-            storage = part.untyped_storage()
-            try:
-                storages[storage.data_ptr()] = storage.nbytes()
-            except RuntimeError:  # a zero tangent has no storage: it takes no memory
-                pass
+            if part is not None and storage_of(part) is not None:
+                saved[storage_of(part)] = part
         return tensor
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+    with (
+        FlopCounterMode(display=False) as counter,
+        Trace() as trace,
+        torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor),
+    ):
         compute()
-    return sum(storages.values())
+    new_bytes = sum(
+        part.untyped_storage().nbytes()
+        for storage, part in saved.items()
+        if storage in trace.new_storages
+    )
+    return counter.get_total_flops(), trace, new_bytes
 
 
 theta = 0.1 * torch.randn(sum(sizes), dtype=torch.float64)
@@ -99,12 +143,14 @@ v = torch.randn_like(theta)
 leaf = theta.clone().requires_grad_()
 
 # %%
-# create_graph=True costs memory, not operations
-# ----------------------------------------------
+# What create_graph=True adds
+# ---------------------------
 #
-# With ``create_graph=True`` the backward pass runs the same operations, but
-# it records them, and every operation it records saves what its own
-# derivative needs for the second pass.
+# With ``create_graph=True`` the backward pass records the operations it
+# runs, and every operation it records saves what its own derivative needs
+# for the second pass. On this network that is all it adds: the trace finds
+# the same operations, every one of them, not only the matrix products that
+# the FLOPs count.
 
 
 def gradient():
@@ -115,21 +161,56 @@ def gradient_with_graph():
     torch.autograd.grad(loss(leaf), leaf, create_graph=True)
 
 
-plain_flops, plain_bytes = flops(gradient), saved_bytes(gradient)
-graph_flops, graph_bytes = flops(gradient_with_graph), saved_bytes(gradient_with_graph)
-print(f"plain backward:      {plain_flops:>10,} FLOPs, {plain_bytes:>9,} bytes saved")
-print(f"create_graph=True:   {graph_flops:>10,} FLOPs, {graph_bytes:>9,} bytes saved")
+plain_flops, plain_trace, plain_bytes = measure(gradient)
+graph_flops, graph_trace, graph_bytes = measure(gradient_with_graph)
+print(f"plain backward:    {plain_flops:>10,} FLOPs, {plain_bytes:>9,} bytes saved")
+print(f"create_graph=True: {graph_flops:>10,} FLOPs, {graph_bytes:>9,} bytes saved")
+print("same operations:", graph_trace.operations == plain_trace.operations)
 print(f"memory: {graph_bytes / plain_bytes:.1f} x")
-assert graph_flops == plain_flops and graph_bytes > 2 * plain_bytes
+assert graph_trace.operations == plain_trace.operations and graph_flops == plain_flops
+assert graph_bytes > plain_bytes
+
+# %%
+# The operations are the same here because every backward formula on this
+# network is the same with grad mode on. Not every one is: a few built-in
+# operators switch to a backward made of differentiable operations when grad
+# mode is on, as it is under ``create_graph=True``. SiLU is one:
+
+x = torch.randn(5, requires_grad=True)
+
+
+def silu_gradient(create_graph):
+    torch.autograd.grad(F.silu(x).sum(), x, create_graph=create_graph)
+
+
+silu_traces = []
+for create_graph in (False, True):
+    _, trace, _ = measure(functools.partial(silu_gradient, create_graph))
+    silu_traces.append(trace.operations)
+    print(f"create_graph={create_graph}:", ", ".join(sorted(trace.operations)))
+assert silu_traces[0] != silu_traces[1]
+assert "aten.silu_backward.default" in silu_traces[0] - silu_traces[1]
+
+# %%
+# The memory counter cannot look inside :mod:`torch.func`: its ``grad``,
+# ``vjp``, ``jacrev`` and ``hessian`` refuse to run under saved-tensor hooks.
+
+try:
+    measure(lambda: torch.func.grad(loss)(theta))
+    message = ""
+except RuntimeError as error:
+    message = str(error)
+print("RuntimeError:", message)
+assert "don't yet support saved tensor hooks" in message
 
 # %%
 # Four Hessian-vector products
 # ----------------------------
 #
 # * **double backward**: a gradient with ``create_graph=True``, then the
-#   gradient of :math:`g \cdot v` (:ref:`lesson-second-derivatives`);
-# * **forward over reverse**: a gradient computed on a dual tensor
-#   (:ref:`lesson-forward-mode`);
+#   gradient of :math:`g \cdot v`;
+# * **forward over reverse**: a gradient computed on a dual tensor, as in
+#   :ref:`lesson 08 <lesson-forward-mode>`;
 # * ``torch.autograd.functional.vhp``, which computes :math:`v^\top H`, the
 #   same vector for a symmetric Hessian;
 # * :func:`torch.autograd.functional.hvp`, which computes :math:`H v` with a
@@ -148,7 +229,7 @@ def forward_over_reverse():
     with warnings.catch_warnings(), fwAD.dual_level():
         # PyTorch's own deprecation note when forward mode first loads (lesson 08)
         warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
-        dual = fwAD.make_dual(theta.clone().requires_grad_(), v)
+        dual = fwAD.make_dual(leaf, v)
         (g,) = torch.autograd.grad(loss(dual), dual)
         return fwAD.unpack_dual(g).tangent
 
@@ -160,38 +241,65 @@ methods = {
     "functional.hvp": lambda: hvp(loss, theta, v)[1],
 }
 reference = double_backward()
-cost = {}
+flops, saved, traces = {}, {}, {}
 print(f"{'method':21} {'FLOPs':>6} {'memory':>7}   (x a plain gradient)")
 for name, method in methods.items():
     assert torch.allclose(method(), reference)
-    cost[name] = (flops(method) / plain_flops, saved_bytes(method) / plain_bytes)
-    print(f"{name:21} {cost[name][0]:>5.1f}x {cost[name][1]:>6.1f}x")
+    flops[name], traces[name], saved[name] = measure(method)
+    print(f"{name:21} {flops[name] / plain_flops:>5.1f}x {saved[name] / plain_bytes:>6.1f}x")
 
 # %%
-# All four give the same vector. Double backward and ``vhp`` run the same
-# matrix products, about those of two gradients; ``hvp`` pays for its extra
-# backward in operations and in memory. Forward over reverse needs no
-# ``create_graph=True`` but, carrying a tangent through both passes, does more
-# operations and keeps more memory.
+# All four give the same vector. On this network, double backward and ``vhp``
+# count the same FLOPs, about those of two gradients, and save the same
+# memory; ``hvp`` pays for its extra backward pass in both.
 
-assert 1.9 < cost["double backward"][0] < 2.1
-assert cost["functional.vhp"][0] == cost["double backward"][0]
-assert cost["forward over reverse"][1] > cost["double backward"][1]
-assert cost["functional.hvp"][0] > cost["functional.vhp"][0]
-assert cost["functional.hvp"][1] > cost["functional.vhp"][1]
-assert cost["forward over reverse"][0] > cost["double backward"][0]
+assert 1.9 < flops["double backward"] / plain_flops < 2.1
+assert flops["functional.vhp"] == flops["double backward"]
+assert saved["functional.vhp"] == saved["double backward"]
+assert flops["functional.hvp"] > flops["functional.vhp"]
+assert saved["functional.hvp"] > saved["functional.vhp"]
+
+# %%
+# Forward over reverse counts more FLOPs, and all of the difference is work on
+# zeros. The data ``inputs`` has no tangent, but in eager mode the
+# forward-mode formula of a matrix product, :math:`\dot{A} B + A \dot{B}`,
+# fills a missing tangent with zeros and multiplies them. Here that happens
+# twice: in ``inputs @ w1.T`` and in the gradient of ``w1``, which multiplies
+# by ``inputs``. Without those two products, forward over reverse counts exactly
+# the FLOPs of double backward.
+
+zeros = traces["forward over reverse"].zero_products
+without_zeros = flops["forward over reverse"] - sum(zeros)
+print(
+    f"forward over reverse: {len(zeros)} products by zeros; without them, "
+    f"{without_zeros / plain_flops:.1f}x"
+)
+assert flops["forward over reverse"] > flops["double backward"]
+assert len(zeros) == 2 and not traces["double backward"].zero_products
+assert without_zeros == flops["double backward"]
+
+# %%
+# It also saves more memory here. With each activation it saves, it saves the
+# tangent too; and autograd records the forward pass's tangent computations as
+# well (``Tanh.jvp`` among them), because they use tensors that require grad.
+
+assert saved["forward over reverse"] > saved["double backward"]
 
 # %%
 # Summary
 # -------
 #
-# * ``create_graph=True`` runs the same operations as a plain backward and
-#   keeps about twice the memory, until the second pass is done.
-# * A Hessian-vector product by double backward or ``vhp`` runs the
-#   operations of about two gradients and keeps the memory of
-#   ``create_graph=True``; ``functional.hvp`` costs more of both.
-# * Measure with counters that do not depend on the machine: operations with
-#   ``FlopCounterMode``, saved memory with ``saved_tensors_hooks``.
+# * With ``create_graph=True`` the graph also keeps what the recorded
+#   backward operations save, until the second pass is done. On this network
+#   it runs the same operations as a plain backward; an operator such as SiLU
+#   switches to a backward made of more operations.
+# * On this network, a Hessian-vector product by double backward or ``vhp``
+#   costs the matrix products of about two gradients; ``functional.hvp``
+#   costs more products and more memory; forward over reverse, in eager mode,
+#   also multiplies zeros, and saves tangents and its tangent computations.
+# * Measure with counters that do not depend on the machine, and know what
+#   each one sees: ``FlopCounterMode`` only the operations it has formulas
+#   for, ``saved_tensors_hooks`` nothing inside :mod:`torch.func`.
 #
-# Next, :ref:`lesson-error-index`: every error message these lessons met, with
-# its cause and its fix.
+# Next, :ref:`the error index <lesson-error-index>`: every error message these
+# lessons met, with its cause and its fix.

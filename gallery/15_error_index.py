@@ -10,8 +10,9 @@ lesson that explains it; and the symptoms of a second derivative that is
 silently wrong.
 
 Every message on this page is printed by a minimal example that ran when the
-page was built, so it is the exact text of the PyTorch that built it. Paste a
-message into the search box to land on its entry.
+page was built, so it is the exact text of the PyTorch that built it; the
+only exceptions, operators that exist on a GPU alone, are marked as not run.
+Paste a message into the search box to land on its entry.
 """
 
 # %%
@@ -64,8 +65,8 @@ def second_derivative(f):
 
 
 # %%
-# The second derivative raises an error
-# -------------------------------------
+# Computing the derivatives
+# -------------------------
 #
 # ``trying to differentiate twice a function that was marked with @once_differentiable``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -75,7 +76,7 @@ def second_derivative(f):
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`.
 # **Fix:** write that ``backward`` with PyTorch operations and remove the
 # decorator, or wrap its untracked code in a second Function.
-# :ref:`lesson-untracked-backward`
+# :ref:`Lesson 05 <lesson-untracked-backward>`
 
 
 class CubeOnce(Cube):
@@ -97,12 +98,30 @@ assert "marked with @once_differentiable" in message
 # ``element 0 of tensors does not require grad and does not have a grad_fn``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** the gradient you differentiate has no graph: its ``backward`` used
+# **Cause:** the gradient you differentiate has no graph. Most often, the
+# first gradient was computed without ``create_graph=True``, so autograd did
+# not record it. **Fix:** pass ``create_graph=True`` to the call that computes
+# the first gradient. :ref:`Lesson 01 <lesson-saving-inputs>`
+
+
+def second_without_create_graph():
+    (grad,) = torch.autograd.grad(Cube.apply(x).sum(), x)  # no create_graph=True
+    torch.autograd.grad(grad.sum(), x)
+
+
+message = message_of(RuntimeError, second_without_create_graph)
+assert "does not require grad and does not have a grad_fn" in message
+assert torch.allclose(second_derivative(Cube.apply), 6 * x)  # the fix: 6x, from x**3
+
+# %%
+# **Another cause:** ``create_graph=True`` was passed, but ``backward`` used
 # only values autograd cannot follow (tensors kept on ``ctx``, NumPy), and the
 # incoming gradient was a constant. **Fix:** save what ``backward`` needs as
-# inputs or outputs, or compute it in ``backward`` (:ref:`lesson-ctx-mistake`);
-# for code outside PyTorch, a second Function
-# (:ref:`lesson-untracked-backward`).
+# inputs or outputs, or compute it in ``backward``
+# (:ref:`lesson 04 <lesson-ctx-mistake>`); for code outside PyTorch, a second
+# Function (:ref:`lesson 05 <lesson-untracked-backward>`). A custom Function
+# compiled with ``backend="eager"`` does the same
+# (:ref:`lesson 13 <lesson-torch-compile>`).
 
 
 class CubeOnCtx(Function):
@@ -123,13 +142,31 @@ assert "does not require grad and does not have a grad_fn" in message
 # ``The differentiated Tensor at index 0 appears to not have been used in the graph``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** no path leads from what you differentiate to that input. With
+# **Cause:** no recorded operation leads from what you differentiate to that
+# input. Often the derivative is zero: the gradient of a function linear in
+# ``x``, such as ``x @ w``, no longer contains ``x``. Otherwise the input is
+# not the tensor the computation used (a copy made from it, or made before
+# it), or the path was cut. Older releases of PyTorch say "One of the
+# differentiated Tensors appears to not have been used in the graph".
+# **Fix:** for a derivative that is zero, ``materialize_grads=True`` returns
+# zeros (``allow_unused=True`` returns ``None``); otherwise differentiate the
+# tensor the computation used.
+
+w = torch.rand(3, dtype=torch.float64, requires_grad=True)
+(grad,) = torch.autograd.grad((x @ w).sum(), x, create_graph=True)  # grad is w
+message = message_of(RuntimeError, lambda: torch.autograd.grad(grad.sum(), x))
+assert "appears to not have been used in the graph" in message
+(second,) = torch.autograd.grad(grad.sum(), x, materialize_grads=True)
+assert torch.equal(second, torch.zeros_like(x))
+
+# %%
+# **Another cause:** a cut path. With
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
-# :func:`torch.autograd.grad` never reaches the error node, so this generic
-# message replaces the clear one. ``allow_unused=True`` turns it into ``None``,
-# silently. Older releases of PyTorch say "One of the differentiated Tensors
-# appears to not have been used in the graph". **Fix:** as for the first entry
-# on this page. :ref:`lesson-untracked-backward`
+# :func:`torch.autograd.grad` with explicit inputs never reaches the error
+# node, so this generic message replaces the clear one (**Fix:** as for the
+# first entry on this page, :ref:`lesson 05 <lesson-untracked-backward>`). A
+# compiled part that saved nothing requiring grad does the same
+# (:ref:`lesson 13 <lesson-torch-compile>`).
 
 
 def penalty_grad():
@@ -144,19 +181,28 @@ assert "appears to not have been used in the graph" in message
 # ``Trying to backward through ... but no autograd formula was registered``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** the backward of a :func:`torch.library.custom_op` calls another
-# custom operator that has no :func:`~torch.library.register_autograd`.
-# **Fix:** register a gradient for that operator too. :ref:`lesson-custom-ops`
+# **Cause:** a backward pass reached a :func:`torch.library.custom_op` that
+# has no :func:`~torch.library.register_autograd`: in a first backward pass,
+# one that the forward called; in a second, one that a registered backward
+# calls. **Fix:** register a gradient for that operator.
+# :ref:`Lesson 12 <lesson-custom-ops>`
 
 
 @torch.library.custom_op("dbw_errors::numpy_square", mutates_args=())
 def numpy_square(t: torch.Tensor) -> torch.Tensor:
-    return torch.as_tensor(np.square(t.numpy(force=True)))
+    return torch.as_tensor(np.square(t.numpy(force=True)), device=t.device)
 
 
 @numpy_square.register_fake
 def _(t):
     return torch.empty_like(t)
+
+
+message = message_of(RuntimeError, lambda: numpy_square(x).sum().backward())
+assert "no autograd formula was registered" in message
+
+# %%
+# The second case: ``cube``'s registered backward calls ``numpy_square``.
 
 
 @torch.library.custom_op("dbw_errors::cube", mutates_args=())
@@ -180,16 +226,96 @@ message = message_of(RuntimeError, lambda: second_derivative(cube))
 assert "no autograd formula was registered" in message
 
 # %%
+# The fix, run: with a gradient for ``numpy_square``, both passes work.
+
+numpy_square.register_autograd(
+    lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input
+)
+assert torch.allclose(torch.autograd.grad(numpy_square(x).sum(), x)[0], 2 * x)
+assert torch.allclose(second_derivative(cube), 6 * x)
+
+# %%
 # ``torch.compile with aot_autograd does not currently support double backward``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** the gradient was computed through a compiled function's
-# backward, which cannot be differentiated. **Fix:** run the part that is
-# differentiated twice in eager mode. :ref:`lesson-torch-compile`
+# **Cause:** a second backward pass reached the error node of a backward
+# compiled by AOTAutograd, as every backward of the default backend is.
+# **Fix:** run the part that is differentiated twice in eager mode.
+# :ref:`Lesson 13 <lesson-torch-compile>`
 
 compiled_cube = torch.compile(lambda t: t**3, backend="aot_eager")
 message = message_of(RuntimeError, lambda: second_derivative(compiled_cube))
 assert message == "torch.compile with aot_autograd does not currently support double backward"
+
+# %%
+# ``grad can be implicitly created only for scalar outputs``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``.backward()`` or :func:`torch.autograd.grad` was asked for the
+# derivative of a tensor with more than one element, without saying which
+# combination of its elements to differentiate. In second derivatives, that
+# tensor is often the first gradient itself. **Fix:** reduce it to a scalar
+# (``.sum()``, a penalty, a loss), or pass the vector :math:`v` of a
+# vector-Jacobian product as ``grad_outputs``.
+# :ref:`Lesson 01 <lesson-saving-inputs>`
+
+(grad,) = torch.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
+message = message_of(RuntimeError, lambda: torch.autograd.grad(grad, x))
+assert message == "grad can be implicitly created only for scalar outputs"
+(second,) = torch.autograd.grad(grad, x, grad_outputs=torch.ones_like(grad))
+assert torch.allclose(second, 6 * x)
+
+# %%
+# ``Trying to backward through the graph a second time``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a backward pass ran through part of a graph that an earlier one
+# had freed: two passes from the same loss (say, a gradient taken with
+# :func:`torch.autograd.grad`, then ``loss.backward()``), or a tensor kept
+# from an earlier step, such as a recurrent network's hidden state.
+# **Fix:** ``retain_graph=True`` in the earlier call (``create_graph=True``
+# implies it), or ``.detach()`` what is carried from one step to the next.
+# :ref:`Lesson 02 <lesson-saving-outputs>`
+
+
+def grad_then_backward(**kwargs):
+    loss = torch.tanh(x).sum()
+    (grad,) = torch.autograd.grad(loss, x, **kwargs)
+    return torch.autograd.grad(loss, x)[0]
+
+
+message = message_of(RuntimeError, grad_then_backward)
+assert message.startswith("Trying to backward through the graph a second time")
+assert torch.allclose(grad_then_backward(retain_graph=True), 1 - torch.tanh(x) ** 2)
+
+# %%
+# ``Using backward() with create_graph=True will create a reference cycle``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# A warning. **Cause:** ``.backward(create_graph=True)`` stored a gradient in
+# a leaf's ``.grad``. Such a gradient can carry a graph that leads back to the
+# leaf, a reference cycle that can leak memory; PyTorch warns whether or not
+# this one does. **Fix:** compute the gradient with
+# :func:`torch.autograd.grad` and ``create_graph=True``, which stores nothing
+# in ``.grad``, as the gradient penalty of
+# :ref:`lesson 10 <lesson-second-derivatives>` does; or set the ``.grad``
+# fields to ``None`` after use.
+
+
+def warnings_of(action):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        action()
+    return [(w.category, str(w.message).split(" (Triggered internally")[0]) for w in caught]
+
+
+leaf = x.detach().clone().requires_grad_()
+caught = warnings_of(lambda: torch.tanh(leaf).sum().backward(create_graph=True))
+print(f"{caught[0][0].__name__}:", caught[0][1])
+assert len(caught) == 1 and caught[0][0] is UserWarning
+assert "will create a reference cycle" in caught[0][1]
+leaf.grad = None
+assert not warnings_of(lambda: torch.autograd.grad(torch.tanh(leaf).sum(), leaf, create_graph=True))
 
 # %%
 # ``Can't call numpy() on Tensor that requires grad``
@@ -198,7 +324,7 @@ assert message == "torch.compile with aot_autograd does not currently support do
 # **Cause:** ``.numpy()`` on a tensor that requires grad while grad mode is
 # on, as it is inside ``backward`` under ``create_graph=True``. **Fix:**
 # ``.detach().numpy()``; then the result is untracked, so see pattern 4.
-# :ref:`lesson-untracked-backward`
+# :ref:`Lesson 05 <lesson-untracked-backward>`
 
 
 class CubeNumpy(Cube):
@@ -228,7 +354,7 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # with a nonzero one, part of ``backward`` is cut off or its formula is wrong.
 # **Fix:** save inputs and outputs with
 # :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` and compute
-# the rest in ``backward`` with PyTorch operations. :ref:`lesson-diagnosing`
+# the rest in ``backward`` with PyTorch operations. :ref:`Lesson 11 <lesson-diagnosing>`
 
 message = message_of(GradcheckError, lambda: gradgradcheck(CubeOnCtx.apply, (x,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
@@ -237,12 +363,15 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 # ``Numerical gradient for function expected to be zero``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** ``backward``'s result has no graph at all: code outside PyTorch,
-# a backward run wholly under ``torch.no_grad()``, or one whose result is
-# detached.
+# **Cause:** an output that does not require grad changes when the input
+# does. From :func:`~torch.autograd.gradgradcheck`, that output is
+# ``backward``'s result, which has no graph at all: code outside PyTorch, a
+# backward run wholly under ``torch.no_grad()``, or one whose result is
+# detached. From :func:`~torch.autograd.gradcheck`, it is an output of the
+# function itself: detached, or marked non-differentiable.
 # **Fix:** for code outside PyTorch, pattern 4, a second Function for the
-# backward (:ref:`lesson-untracked-backward`); otherwise remove the
-# ``no_grad`` or the ``detach``.
+# backward (:ref:`lesson 05 <lesson-untracked-backward>`); otherwise remove the
+# ``no_grad``, the ``detach`` or the mark.
 
 
 class CubeAllNumpy(Cube):
@@ -261,7 +390,7 @@ assert message == "Numerical gradient for function expected to be zero"
 #
 # **Cause:** two runs of ``backward`` on the same input gave different
 # results: a nondeterministic backward. **Fix:** make it deterministic, or
-# accept the difference with ``nondet_tol``. :ref:`lesson-diagnosing`
+# accept the difference with ``nondet_tol``. :ref:`Lesson 11 <lesson-diagnosing>`
 
 
 class CubeJittery(Cube):
@@ -280,7 +409,7 @@ assert message.startswith("Backward is not reentrant")
 #
 # A warning, usually followed by a Jacobian mismatch. **Cause:** the checks
 # ran in ``float32``, where finite differences are too coarse. **Fix:** check
-# in ``float64``. :ref:`lesson-saving-inputs`
+# in ``float64``. :ref:`Lesson 01 <lesson-saving-inputs>`
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -296,7 +425,7 @@ assert "is not a double precision floating point" in str(caught[0].message)
 # **Cause:** the fake implementation of a custom operator disagrees with the
 # real one about the output's shape, dtype or device. **Fix:** make
 # :func:`~torch.library.register_fake` return what the operator returns.
-# :ref:`lesson-custom-ops`
+# :ref:`Lesson 12 <lesson-custom-ops>`
 
 
 @torch.library.custom_op("dbw_errors::bad_fake", mutates_args=())
@@ -326,7 +455,7 @@ assert type(error).__name__ == "OpCheckError" and "test_faketensor failed" in st
 #
 # **Cause:** ``backward`` must return one value per input of ``forward``.
 # **Fix:** return ``None`` for inputs that are not tensors or need no
-# gradient. :ref:`lesson-extending-rules`
+# gradient. :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 class Scale(Function):
@@ -344,13 +473,79 @@ message = message_of(RuntimeError, lambda: Scale.apply(x, 2.0).sum().backward())
 assert "incorrect number of gradients (expected 2, got 1)" in message
 
 # %%
+# ``returned an invalid gradient at index 0 - got ... but expected shape compatible with ...``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``backward`` returned, for that input, a gradient of a shape
+# that autograd cannot sum to the input's shape: most often the output's
+# shape, for an input of another shape, as when a reduction forgets to expand
+# its gradient. A gradient of a shape that the input broadcasts to is summed
+# to the input's shape instead, with no message. **Fix:** return a gradient
+# of the input's shape. :ref:`Lesson 06 <lesson-extending-rules>`
+
+
+class Mean(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.shape = x.shape
+        return x.mean()
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out / ctx.shape.numel()  # wrong: the output's shape, ()
+
+
+message = message_of(RuntimeError, lambda: Mean.apply(x).backward())
+assert "returned an invalid gradient at index 0" in message
+assert "expected shape compatible with [3]" in message
+
+
+class MeanFixed(Mean):
+    @staticmethod
+    def backward(ctx, grad_out):
+        return (grad_out / ctx.shape.numel()).expand(ctx.shape)  # the input's shape
+
+
+assert gradcheck(MeanFixed.apply, (x,)) and gradgradcheck(MeanFixed.apply, (x,))
+
+# %%
+# ``setup_context() got an unexpected keyword argument 'inputs'``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names your function. **Cause:** the ``setup_context`` given to
+# :func:`~torch.library.register_autograd` renames its parameters;
+# PyTorch passes them by keyword, as ``ctx``, ``inputs`` and ``output``. It
+# fails at the first call whose input requires grad, not at registration.
+# **Fix:** name them ``ctx, inputs, output``. :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+@torch.library.custom_op("dbw_errors::square", mutates_args=())
+def square(t: torch.Tensor) -> torch.Tensor:
+    return t**2
+
+
+def setup_context(ctx, inp, out):  # wrong: renamed
+    ctx.save_for_backward(*inp)
+
+
+square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=setup_context)
+message = message_of(TypeError, lambda: square(x))
+assert message == "setup_context() got an unexpected keyword argument 'inputs'"
+square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input)
+assert torch.allclose(torch.autograd.grad(square(x).sum(), x)[0], 2 * x)
+
+# %%
 # ``one of the variables needed for gradient computation has been modified by an inplace operation``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** a tensor saved with
-# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` was changed in
-# place before ``backward`` ran. **Fix:** change a copy, or save after the
-# change. :ref:`lesson-extending-rules`
+# **Cause:** a tensor that an operation saved for its backward was changed in
+# place before that backward ran: a tensor a built-in operation saved (an
+# in-place activation, ``+=``, an optimizer step between the forward and the
+# backward), or one that a Function saved with
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`, as below.
+# The message names the tensor and its version. **Fix:** change a copy, or
+# make the change after the backward pass (or before the operation that
+# saves it). :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 def change_saved_input():
@@ -369,7 +564,10 @@ assert "modified by an inplace operation" in message
 #
 # **Cause:** a Function marked a leaf that requires grad with
 # :meth:`~torch.autograd.function.FunctionCtx.mark_dirty`. **Fix:** apply it to
-# a non-leaf (``x.clone()``). :ref:`lesson-extending-rules`
+# a non-leaf (``x.clone()``). An ordinary in-place operation on such a leaf
+# says "is being used" instead, and has the same fix, or
+# ``torch.no_grad()`` around an update that autograd must not record.
+# :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 class CubeInPlace(Function):
@@ -394,7 +592,7 @@ assert "a leaf Variable that requires grad has been used in an in-place operatio
 # was ``None`` (any output, in any pass) and ``backward`` did arithmetic with
 # it; :func:`~torch.autograd.gradcheck` hits it through
 # ``check_undefined_grad``. **Fix:** handle ``None``.
-# :ref:`lesson-extending-rules`
+# :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 class CubeNoMaterialize(Cube):
@@ -413,7 +611,7 @@ assert "'NoneType'" in message
 #
 # **Cause:** inside ``jvp``, ``ctx.saved_tensors`` holds only what ``forward``
 # passed to ``ctx.save_for_forward``. **Fix:** call ``save_for_forward`` too.
-# :ref:`lesson-forward-mode`
+# :ref:`Lesson 08 <lesson-forward-mode>`
 
 import torch.autograd.forward_ad as fwAD
 
@@ -441,7 +639,7 @@ assert message == "not enough values to unpack (expected 1, got 0)"
 #
 # **Cause:** forward mode, :func:`torch.func.jvp`, ``jacfwd`` or ``hessian``
 # met a Function without a ``jvp`` staticmethod. **Fix:** add one.
-# :ref:`lesson-torch-func`
+# :ref:`Lesson 09 <lesson-torch-func>`
 
 message = message_of(NotImplementedError, lambda: dual_cube(Cube))
 assert "You must implement the jvp function" in message
@@ -451,10 +649,12 @@ assert "You must implement the jvp function" in message
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** a :mod:`torch.func` transform met a Function whose ``forward``
-# takes ``ctx``, or a custom operator. **Fix:** for a Function, split
-# ``forward`` and ``setup_context`` (:ref:`lesson-extending-rules`); a custom
-# operator cannot take part, so write that part as a Function
-# (:ref:`lesson-custom-ops`).
+# takes ``ctx``, or ``grad``, ``vjp``, ``jacrev`` or ``hessian`` met a
+# :func:`torch.library.custom_op`. **Fix:** for a Function, split ``forward``
+# and ``setup_context`` (:ref:`lesson 06 <lesson-extending-rules>`). A custom
+# operator cannot pass these transforms: write that part as a Function
+# (:ref:`lesson 12 <lesson-custom-ops>` says what of :mod:`torch.func` it
+# works with).
 
 message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: Cube.apply(t).sum())(x))
 assert "it must override the setup_context staticmethod" in message
@@ -465,7 +665,7 @@ assert "it must override the setup_context staticmethod" in message
 #
 # **Cause:** ``vmap``, ``jacfwd`` or ``hessian`` batched a Function without a
 # vmap rule. **Fix:** ``generate_vmap_rule = True``, or a ``vmap``
-# staticmethod. :ref:`lesson-torch-func`
+# staticmethod. :ref:`Lesson 09 <lesson-torch-func>`
 
 
 class NewCube(Function):
@@ -487,6 +687,57 @@ message = message_of(RuntimeError, lambda: torch.func.vmap(NewCube.apply)(x.deta
 assert "does not have vmap support" in message
 
 # %%
+# ``Cannot access data pointer of Tensor that doesn't have storage``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** code that reads a tensor's memory (NumPy, ``.numpy()``, a
+# kernel of your own) ran on a batched tensor of ``vmap`` (or of ``jacfwd``
+# or ``hessian``, which run the function under it), which has no storage:
+# most often the ``forward`` of a Function with ``generate_vmap_rule = True``.
+# **Fix:** a ``vmap`` staticmethod that calls the Function on the whole
+# batch.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+
+class NumpyCube(NewCube):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        return torch.as_tensor(x.numpy(force=True) ** 3, device=x.device)
+
+
+class NumpyCubeVmap(NumpyCube):
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return NumpyCubeVmap.apply(x), in_dims[0]  # elementwise: the batch stays put
+
+
+batch = torch.rand(4, 3, dtype=torch.float64)
+message = message_of(RuntimeError, lambda: torch.func.vmap(NumpyCube.apply)(batch))
+assert message == "Cannot access data pointer of Tensor that doesn't have storage"
+assert torch.allclose(torch.func.vmap(NumpyCubeVmap.apply, in_dims=1)(batch), batch.T**3)
+
+# %%
+# ``has both generate_vmap_rule=True and an overridden vmap staticmethod``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a Function (often a subclass, which inherits the attribute) has
+# both kinds of vmap rule. **Fix:** keep one: set
+# ``generate_vmap_rule = False``, or delete the ``vmap`` staticmethod.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+
+class NumpyCubeBothRules(NumpyCubeVmap):
+    generate_vmap_rule = True
+
+
+message = message_of(RuntimeError, lambda: torch.func.vmap(NumpyCubeBothRules.apply)(batch))
+assert "has both generate_vmap_rule=True and an overridden vmap" in message
+
+# %%
 # Silent symptoms: no message at all
 # ----------------------------------
 #
@@ -498,7 +749,9 @@ assert "does not have vmap support" in message
 #
 # **Cause:** ``backward`` is cut off from the input, and the gradient only
 # carries the graph of the incoming gradient. **Fix:** as for the Jacobian
-# mismatch above. :ref:`lesson-ctx-mistake`
+# mismatch above. :ref:`Lesson 04 <lesson-ctx-mistake>` Zeros can also be
+# right: a network of ReLUs and linear layers has a second derivative of zero
+# almost everywhere.
 
 
 def hessian_of(function):
@@ -538,27 +791,47 @@ assert (
 # ~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** ``torch.autograd.grad(..., allow_unused=True)`` found no path to
-# that input. **Fix:** for a tensor passed inside a list or dictionary, pass it
-# as an argument; for an output marked
+# that input: the derivative is zero (as in the entry "appears to not have
+# been used in the graph"), or the path was cut. **Fix:** for a zero
+# derivative, ``materialize_grads=True`` gives zeros; for a tensor passed
+# inside a list or dictionary, pass it as an argument; for an output marked
 # :meth:`~torch.autograd.function.FunctionCtx.mark_non_differentiable`, that is
-# the mark working (:ref:`lesson-extending-rules`); behind
+# the mark working (:ref:`lesson 06 <lesson-extending-rules>`); behind
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
-# see its first entry above.
+# see the first entry on this page; behind a compiled part that saved nothing
+# requiring grad, run that part in eager mode
+# (:ref:`lesson 13 <lesson-torch-compile>`). Both of those last two are shown:
 
 (grad,) = torch.autograd.grad(torch.tanh(CubeOnce.apply(x)).sum(), x, create_graph=True)
-print("second derivative:", torch.autograd.grad(grad.sum(), x, allow_unused=True)[0])
-assert torch.autograd.grad(grad.sum(), x, allow_unused=True)[0] is None
+behind_once = torch.autograd.grad(grad.sum(), x, allow_unused=True)[0]
+compiled_exp = torch.compile(torch.exp, backend="aot_eager")
+(grad,) = torch.autograd.grad(compiled_exp(x).sum(), x, create_graph=True)
+behind_compiled = torch.autograd.grad(grad.sum(), x, allow_unused=True)[0]
+(grad,) = torch.autograd.grad(torch.exp(x).sum(), x, create_graph=True)
+in_eager_mode = torch.autograd.grad(grad.sum(), x, allow_unused=True)[0]
+print("behind once_differentiable:", behind_once)
+print("behind a compiled exp:     ", behind_compiled)
+print("exp in eager mode:         ", in_eager_mode)
+assert behind_once is None and behind_compiled is None
+assert torch.allclose(in_eager_mode, torch.exp(x))
 
 # %%
 # A second derivative that is wrong but not zero
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** an untracked piece is added to tracked ones, so autograd
-# differentiates only the tracked part. **Fix:** pattern 4
-# (:ref:`lesson-untracked-backward`). The same symptom comes from a custom
-# Function under :func:`torch.compile` with ``backend="eager"``, or under
-# :func:`torch.func.grad` inside a compiled function; there the fix is to keep
-# that path in eager mode (:ref:`lesson-torch-compile`).
+# **Cause:** part of the second derivative is cut off while the rest is
+# tracked, so autograd differentiates only the tracked part. The cut can be a
+# ``backward`` that uses untracked values (a tensor on ``ctx``, NumPy, a
+# ``.detach()``), a ``backward`` marked
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+# whose incoming gradient was a constant, so that no error node was made
+# (:ref:`lesson 05 <lesson-untracked-backward>`), or a compiled part: one that
+# saved nothing requiring grad, or a custom Function under
+# ``backend="eager"`` or under :func:`torch.func.grad` inside a compiled
+# function (:ref:`lesson 13 <lesson-torch-compile>`). **Fix:** for untracked
+# code, pattern 4 (:ref:`lesson 05 <lesson-untracked-backward>`); for a
+# compiled part, run the path differentiated twice in eager mode. Below,
+# :math:`x^3 + x^2` through the first two:
 
 
 def cube_plus_square(function):
@@ -566,22 +839,255 @@ def cube_plus_square(function):
     return torch.autograd.grad(grad.sum(), x)[0]
 
 
-print("computed:", cube_plus_square(CubeOnCtx), "true:", cube_plus_square(Cube))
-assert torch.equal(cube_plus_square(CubeOnCtx), torch.full_like(x, 2.0))
-assert torch.allclose(cube_plus_square(Cube), 6 * x + 2)
+true = cube_plus_square(Cube)
+for function in (CubeOnCtx, CubeOnce):
+    computed = cube_plus_square(function)
+    print(f"{function.__name__}: computed {computed}, true {true}")
+    assert torch.equal(computed, torch.full_like(x, 2.0))  # the x**2 term alone
+assert torch.allclose(true, 6 * x + 2)
 
 # %%
-# A tangent of zeros from a custom operator
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A tangent of zeros, or none, from a custom operator
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** forward mode (:func:`torch.func.jvp`, ``jacfwd``) through a
-# :func:`torch.library.custom_op`, which has no forward-mode rule on this
-# build's PyTorch: the tangent comes out as zeros instead of an error. **Fix:**
-# write that part as a Function with a ``jvp``. :ref:`lesson-custom-ops`
+# **Cause:** forward mode through a :func:`torch.library.custom_op`, which has
+# no forward-mode rule on this build's PyTorch: :func:`torch.func.jvp` and
+# ``jacfwd`` return a tangent of zeros, and a dual tensor of
+# ``torch.autograd.forward_ad`` comes out with no tangent at all, instead of
+# an error. **Fix:** write that part as a Function with a ``jvp``.
+# :ref:`Lesson 12 <lesson-custom-ops>`
 
-_, tangent = torch.func.jvp(cube, (x.detach(),), (torch.ones(3, dtype=torch.float64),))
-print("tangent:", tangent, "expected:", 3 * x.detach() ** 2)
-assert torch.equal(tangent, torch.zeros(3, dtype=torch.float64))
+ones = torch.ones(3, dtype=torch.float64)
+_, tangent = torch.func.jvp(cube, (x.detach(),), (ones,))
+with fwAD.dual_level():
+    dual_tangent = fwAD.unpack_dual(cube(fwAD.make_dual(x.detach(), ones))).tangent
+print("torch.func.jvp:", tangent, "expected:", 3 * x.detach() ** 2)
+print("forward_ad:    ", dual_tangent)
+assert torch.equal(tangent, torch.zeros(3, dtype=torch.float64)) and dual_tangent is None
+
+
+class NewCubeJvp(NewCube):
+    """The fix: a Function with a ``jvp``."""
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+        ctx.save_for_forward(*inputs)
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * x_tangent
+
+
+_, tangent = torch.func.jvp(NewCubeJvp.apply, (x.detach(),), (ones,))
+assert torch.allclose(tangent, 3 * x.detach() ** 2)
+
+# %%
+# .. _error-index-builtins:
+#
+# Built-in operators without a second derivative
+# ----------------------------------------------
+#
+# Most of PyTorch's own derivative formulas can be differentiated again; a
+# few cannot, and double backward through them stops inside PyTorch with a
+# message that names the operator's backward: "derivative for aten::NAME is
+# not implemented" when that backward operator has no derivative formula of
+# its own, or "the derivative for 'NAME' is not implemented" when its formula
+# says so. The fix is another path to the same value, made of operations that
+# can be differentiated twice.
+#
+# ``derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** on a CPU, ``torch.nn.functional.scaled_dot_product_attention``
+# runs its fused flash kernel when its inputs allow (4-D, no dropout, among
+# other conditions), and that kernel's backward has no derivative. **Fix:**
+# for the part differentiated twice, ask for the math backend, which computes
+# attention with ordinary operations:
+# ``with torch.nn.attention.sdpa_kernel(SDPBackend.MATH):``.
+
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+q, k, v = (torch.rand(2, 3, 4, 8, dtype=torch.float64, requires_grad=True) for _ in range(3))
+
+
+def second_derivative_in_q(attention):
+    (grad_q,) = torch.autograd.grad(attention(q, k, v).pow(2).sum(), q, create_graph=True)
+    return torch.autograd.grad(grad_q.pow(2).sum(), q)[0]
+
+
+def attention_by_hand(q, k, v):
+    return torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, dim=-1) @ v
+
+
+print("kernel:", F.scaled_dot_product_attention(q, k, v).grad_fn.name())
+message = message_of(RuntimeError, lambda: second_derivative_in_q(F.scaled_dot_product_attention))
+assert "derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward" in message
+with sdpa_kernel(SDPBackend.MATH):
+    by_math_backend = second_derivative_in_q(F.scaled_dot_product_attention)
+assert torch.allclose(by_math_backend, second_derivative_in_q(attention_by_hand))
+
+# %%
+# ``the derivative for '_cdist_backward' is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``torch.cdist`` computed the distances with its own kernel, whose
+# backward has no derivative: always for ``p`` other than 2, and for ``p=2``
+# unless it takes its path through matrix products, which
+# ``compute_mode="use_mm_for_euclid_dist"`` forces (the default mode takes it
+# only when an input has more than 25 rows). **Fix:** for ``p=2``, that
+# ``compute_mode``; for any ``p``, the distances written with differentiable
+# operations, ``(x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p=p, dim=-1)``,
+# which hold every difference in memory.
+
+points = torch.rand(4, 2, dtype=torch.float64, requires_grad=True)
+centres = torch.rand(5, 2, dtype=torch.float64)
+
+
+def second_derivative_in_points(distance):
+    (grad,) = torch.autograd.grad(distance(points, centres).sum(), points, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+
+
+message = message_of(NotImplementedError, lambda: second_derivative_in_points(torch.cdist))
+assert "the derivative for '_cdist_backward' is not implemented" in message
+by_differences = second_derivative_in_points(
+    lambda a, b: (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(dim=-1)
+)
+by_products = second_derivative_in_points(
+    lambda a, b: torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist")
+)
+assert torch.allclose(by_products, by_differences)
+try:  # p=1 has no path through matrix products
+    second_derivative_in_points(
+        lambda a, b: torch.cdist(a, b, p=1.0, compute_mode="use_mm_for_euclid_dist")
+    )
+    message = ""
+except NotImplementedError as error:
+    message = str(error)
+assert "the derivative for '_cdist_backward' is not implemented" in message
+
+# %%
+# ``derivative for aten::_ctc_loss_backward is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``torch.nn.functional.ctc_loss`` computes its gradient with a
+# kernel of its own, which has no derivative. **Fix:** the loss computed by
+# CTC's forward recursion written with PyTorch operations, which autograd
+# differentiates to any order (slower: a Python loop over time steps). It is
+# compared with ``ctc_loss`` through a ``log_softmax``, as ``ctc_loss``
+# expects: its own gradient assumes normalised log-probabilities.
+
+ctc_inputs = dict(
+    targets=torch.tensor([[1, 1, 2], [3, 1, 0]]),
+    input_lengths=torch.tensor([6, 5]),
+    target_lengths=torch.tensor([3, 2]),
+)
+logits = torch.randn(6, 2, 4, dtype=torch.float64, requires_grad=True)  # (T, N, C)
+
+
+def second_derivative_in_logits(ctc):
+    loss = ctc(logits.log_softmax(2), **ctc_inputs)
+    (grad,) = torch.autograd.grad(loss, logits, create_graph=True)
+    return loss, grad, torch.autograd.grad(grad.pow(2).sum(), logits)[0]
+
+
+def ctc_loss_by_recursion(log_probs, targets, input_lengths, target_lengths, blank=0):
+    """CTC loss summed over the batch, by its forward recursion in log space."""
+    assert log_probs.dim() == 3, "takes log_probs of shape (T, N, C)"
+    log_zero = torch.tensor(-1e30, dtype=log_probs.dtype)  # finite: no nan in gradients
+    losses = []
+    for n in range(log_probs.shape[1]):
+        labels = targets[n, : target_lengths[n]]
+        assert len(labels) > 0, "takes targets of length 1 or more"
+        path = torch.full((2 * len(labels) + 1,), blank)  # a blank around every label
+        path[1::2] = labels
+        can_skip = torch.zeros(len(path), dtype=torch.bool)  # a blank between two labels
+        can_skip[2:] = (path[2:] != blank) & (path[2:] != path[:-2])
+        log_p = log_probs[: input_lengths[n], n, path]
+        alpha = torch.cat([log_p[0, :2], log_zero.expand(len(path) - 2)])
+        for t in range(1, len(log_p)):
+            one_back = torch.cat([log_zero.view(1), alpha[:-1]])
+            two_back = torch.where(can_skip, torch.cat([log_zero.expand(2), alpha[:-2]]), log_zero)
+            alpha = torch.logsumexp(torch.stack([alpha, one_back, two_back]), dim=0) + log_p[t]
+        losses.append(-torch.logsumexp(alpha[-2:], dim=0))
+    return torch.stack(losses).sum()
+
+
+def builtin_ctc(log_probs, **kwargs):
+    return F.ctc_loss(log_probs, **kwargs, reduction="sum")
+
+
+message = message_of(RuntimeError, lambda: second_derivative_in_logits(builtin_ctc))
+assert "derivative for aten::_ctc_loss_backward is not implemented" in message
+loss, grad, second = second_derivative_in_logits(ctc_loss_by_recursion)
+builtin_loss = builtin_ctc(logits.log_softmax(2), **ctc_inputs)
+assert torch.allclose(loss, builtin_loss)
+assert torch.allclose(grad, torch.autograd.grad(builtin_loss, logits)[0])
+
+tiny = torch.randn(4, 1, 3, dtype=torch.float64).log_softmax(2).requires_grad_()
+
+
+def tiny_ctc(log_probs):
+    return ctc_loss_by_recursion(log_probs, torch.tensor([[1, 2]]), [4], [2])
+
+
+assert gradcheck(tiny_ctc, (tiny,)) and gradgradcheck(tiny_ctc, (tiny,))
+
+# %%
+# On a GPU (not run here)
+# ~~~~~~~~~~~~~~~~~~~~~~~
+#
+# This page is built on a CPU, but PyTorch's derivative definitions
+# (``tools/autograd/derivatives.yaml`` in its sources, of which an installed
+# PyTorch carries a copy in ``torchgen``) name two more families, and the code
+# below reads them from the PyTorch that built this page:
+#
+# * cuDNN's recurrent networks (``nn.RNN``, ``nn.LSTM``, ``nn.GRU`` on a CUDA
+#   device): every derivative of ``_cudnn_rnn_backward`` is
+#   ``not_implemented``. PyTorch's message suggests running the forward pass
+#   under ``torch.backends.cudnn.flags(enabled=False)``, so that the network
+#   takes a path made of differentiable operations.
+# * The CUDA kernels of ``scaled_dot_product_attention`` (flash,
+#   memory-efficient, cuDNN), like the CPU one above: their backward
+#   operators have no derivative formula. The math backend is the fix there
+#   too.
+#
+# The same file confirms the three operators run above.
+
+from importlib.resources import files
+
+definitions = (files("torchgen") / "packaged/autograd/derivatives.yaml").read_text()
+entries = {}  # operator name -> its formula lines
+for block in definitions.split("\n- name: ")[1:]:
+    signature, *lines = block.split("\n")
+    entries[signature.split("(")[0]] = [
+        line.strip() for line in lines if line.strip() and not line.strip().startswith("#")
+    ]
+
+print("- name: _cudnn_rnn_backward(...)")
+for line in entries["_cudnn_rnn_backward"]:
+    print("    " + line)
+formulas = [line for line in entries["_cudnn_rnn_backward"] if "non_differentiable" not in line]
+assert formulas and all("not_implemented" in line for line in formulas)
+
+backward_of = {}
+for forward in (
+    "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_cudnn_attention",
+    "_scaled_dot_product_flash_attention_for_cpu",
+    "_ctc_loss",
+):
+    formula = next(line for line in entries[forward] if "backward" in line)
+    backward_of[forward] = formula.split(": ", 1)[1].split("(")[0].removesuffix("_symint")
+for forward, backward in backward_of.items():
+    print(f"{forward} -> {backward}: derivative formula of its own: {backward in entries}")
+    assert backward not in entries
+print("_cdist_backward:", entries["_cdist_backward"])
+assert all("not_implemented" in line for line in entries["_cdist_backward"])
 
 # %%
 # Back to :doc:`/summary`, or to the lessons: :ref:`lessons`.

@@ -30,7 +30,8 @@ PAIR = [[(), ()], [(5,), (5,)], [(2, 3, 4), (2, 3, 4)]]
 BROADCAST = [[(), ()], [(3, 4), (4,)], [(2, 3, 4), (4,)]]  # a weight shared by leading dims
 LINEAR = [[(4,), (5, 4), (5,)], [(3, 4), (5, 4), (5,)], [(2, 3, 4), (5, 4), (5,)]]
 MATMUL = [s[:2] for s in LINEAR]
-LINEAR_ROWS = [[(1, 4), (5, 4), (5,)], [(3, 4), (5, 4), (5,)], [(7, 4), (2, 4), (2,)]]
+# Rows of x, a weight, and a bias that broadcasts against the result.
+LINEAR_ROWS = [[(1, 4), (5, 4), (5,)], [(3, 4), (5, 4), (1, 5)], [(7, 4), (2, 4), ()]]
 
 DOUBLE, FIRST_ONLY = "double backward", "first derivative only"
 WRONG, DEMO = "wrong first derivative", "demonstrates an API error"
@@ -56,6 +57,7 @@ def apply(name, *extra, first=False, clone=False):
 # (lesson, Function) -> (expectation, how to call it, shapes of its tensor inputs)
 TABLE = {
     ("01_saving_inputs", "Square"): (DOUBLE, apply("Square"), UNARY),
+    ("01_saving_inputs", "SquareProbe"): (DOUBLE, apply("SquareProbe"), UNARY),
     ("02_saving_outputs", "MyExp"): (DOUBLE, apply("MyExp"), UNARY),
     ("03_saving_intermediates", "MySinh"): (DOUBLE, apply("MySinh"), UNARY),
     ("03_saving_intermediates", "ForgetfulSinh"): (
@@ -71,22 +73,36 @@ TABLE = {
         UNARY,
     ),
     ("04_intermediates_on_ctx", "SoftplusOnCtx"): (FIRST_ONLY, apply("SoftplusOnCtx"), UNARY),
+    ("04_intermediates_on_ctx", "ReluSavedMask"): (DOUBLE, apply("ReluSavedMask"), UNARY),
+    ("04_intermediates_on_ctx", "MaxSavedIndices"): (DOUBLE, apply("MaxSavedIndices"), UNARY),
     ("05_untracked_backward", "CubeNumpy"): (FIRST_ONLY, apply("CubeNumpy"), UNARY),
     ("05_untracked_backward", "CubeOnce"): (FIRST_ONLY, apply("CubeOnce"), UNARY),
     ("05_untracked_backward", "CubeGrad"): (DOUBLE, apply("CubeGrad"), PAIR),
     ("05_untracked_backward", "Cube"): (DOUBLE, apply("Cube"), UNARY),
     ("06_extending_autograd", "ShiftFromDict"): (DEMO, None, None),
-    ("06_extending_autograd", "Shift"): (DOUBLE, apply("Shift"), PAIR),
-    ("06_extending_autograd", "ScaledProduct"): (DOUBLE, apply("ScaledProduct", 0.5), PAIR),
+    ("06_extending_autograd", "Shift"): (DOUBLE, apply("Shift"), BROADCAST),
+    ("06_extending_autograd", "ScaledProduct"): (
+        DOUBLE,
+        apply("ScaledProduct", 0.5),
+        BROADCAST,
+    ),
+    ("06_extending_autograd", "ShiftSummed"): (DEMO, None, None),  # returns the wrong shape
     ("06_extending_autograd", "MissingNone"): (DEMO, None, None),
     ("06_extending_autograd", "ExtraNone"): (DOUBLE, apply("ExtraNone", 2.0), UNARY),
     ("06_extending_autograd", "TwiceInPlace"): (DEMO, None, None),
     ("06_extending_autograd", "Twice"): (DOUBLE, apply("Twice"), UNARY),
     ("06_extending_autograd", "ScaledSquare"): (DOUBLE, apply("ScaledSquare", 3.0), UNARY),
+    ("06_extending_autograd", "SquareSavesTwoX"): (FIRST_ONLY, apply("SquareSavesTwoX"), UNARY),
     ("06_extending_autograd", "ExpSaved"): (DOUBLE, apply("ExpSaved"), UNARY),
     # Correct derivatives, but it keeps its output on ctx (a reference cycle).
     ("06_extending_autograd", "ExpOnCtx"): (DOUBLE, apply("ExpOnCtx"), UNARY),
     ("06_extending_autograd", "ExpInPlace"): (DOUBLE, apply("ExpInPlace", clone=True), UNARY),
+    # Without mark_dirty, its saved input keeps the history of the values before the change.
+    ("06_extending_autograd", "ExpInPlaceUnmarked"): (
+        FIRST_ONLY,
+        apply("ExpInPlaceUnmarked", clone=True),
+        UNARY,
+    ),
     ("06_extending_autograd", "ReluWithMask"): (
         DOUBLE,
         apply("ReluWithMask", True, first=True),
@@ -101,8 +117,17 @@ TABLE = {
     ("06_extending_autograd", "CubeOldStyle"): (DOUBLE, apply("CubeOldStyle"), UNARY),
     ("06_extending_autograd", "Cube"): (DOUBLE, apply("Cube"), UNARY),
     ("07_custom_layer", "LinearFunction"): (FIRST_ONLY, apply("LinearFunction"), LINEAR),
-    ("07_custom_layer", "LinearFunctionDD"): (DOUBLE, apply("LinearFunctionDD"), LINEAR),
-    ("07_custom_layer", "MatMulTransposed"): (DOUBLE, apply("MatMulTransposed"), MATMUL),
+    # Also with no input features, and with no output features.
+    ("07_custom_layer", "LinearFunctionDD"): (
+        DOUBLE,
+        apply("LinearFunctionDD"),
+        [*LINEAR, [(3, 0), (5, 0), (5,)], [(3, 4), (0, 4), (0,)]],
+    ),
+    ("07_custom_layer", "MatMulTransposed"): (
+        DOUBLE,
+        apply("MatMulTransposed"),
+        [*MATMUL, [(3, 0), (5, 0)], [(3, 4), (0, 4)]],
+    ),
     ("08_forward_mode", "XSin"): (DOUBLE, apply("XSin"), UNARY),
     ("08_forward_mode", "XSinForgotSaveForForward"): (
         DOUBLE,
@@ -110,10 +135,15 @@ TABLE = {
         UNARY,
     ),
     ("08_forward_mode", "XSinNumpyBackward"): (FIRST_ONLY, apply("XSinNumpyBackward"), UNARY),
+    ("08_forward_mode", "XSinNumpyOnce"): (FIRST_ONLY, apply("XSinNumpyOnce"), UNARY),
+    # Its backward is right (these checks are reverse mode); its jvp is the lesson's mistake.
+    ("08_forward_mode", "XSinWrongJvp"): (DOUBLE, apply("XSinWrongJvp"), UNARY),
     ("09_torch_func", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
     ("09_torch_func", "TanhNoVmapRule"): (DOUBLE, apply("TanhNoVmapRule"), UNARY),
     ("09_torch_func", "TanhWithJvp"): (DOUBLE, apply("TanhWithJvp"), UNARY),
     ("09_torch_func", "TanhWithJvpNoVmapRule"): (DOUBLE, apply("TanhWithJvpNoVmapRule"), UNARY),
+    ("09_torch_func", "TanhGrad"): (DOUBLE, apply("TanhGrad"), PAIR),
+    ("09_torch_func", "TanhCallsGrad"): (DOUBLE, apply("TanhCallsGrad"), UNARY),
     ("09_torch_func", "NumpySoftplusGenerated"): (
         DOUBLE,
         apply("NumpySoftplusGenerated"),
@@ -126,6 +156,8 @@ TABLE = {
     ("11_diagnosing", "LogCoshDetached"): (FIRST_ONLY, apply("LogCoshDetached"), UNARY),
     ("11_diagnosing", "Square"): (DOUBLE, apply("Square"), UNARY),
     ("11_diagnosing", "SquareSlightlyOff"): (WRONG, apply("SquareSlightlyOff"), UNARY),
+    ("11_diagnosing", "CubeSum"): (DOUBLE, apply("CubeSum"), UNARY),
+    ("11_diagnosing", "CubeSumSlightlyOff"): (WRONG, apply("CubeSumSlightlyOff"), UNARY),
     ("11_diagnosing", "Jittery"): (DEMO, None, None),
     ("11_diagnosing", "TwiceNoMaterialize"): (DEMO, None, None),
     ("11_diagnosing", "LinearFunction"): (DOUBLE, apply("LinearFunction"), LINEAR_ROWS),
@@ -133,8 +165,15 @@ TABLE = {
     ("11_diagnosing", "TanhFunction"): (DOUBLE, apply("TanhFunction"), UNARY),
     ("11_diagnosing", "ScaleFunction"): (DOUBLE, apply("ScaleFunction"), BROADCAST),
     ("11_diagnosing", "ScaleHalfDetached"): (FIRST_ONLY, apply("ScaleHalfDetached"), BROADCAST),
+    # With a weight that requires grad, gradgradcheck passes it (the lesson's point).
+    ("11_diagnosing", "ScaleGradDetached"): (
+        FIRST_ONLY,
+        apply("ScaleGradDetached", torch.tensor(2.0, dtype=torch.float64)),
+        UNARY,
+    ),
     ("11_diagnosing", "FixedSoftplusFunction"): (DOUBLE, apply("FixedSoftplusFunction"), UNARY),
     ("11_diagnosing", "TimesTwo"): (DOUBLE, apply("TimesTwo"), UNARY),
+    ("11_diagnosing", "SoftplusOnce"): (FIRST_ONLY, apply("SoftplusOnce"), UNARY),
     ("13_torch_compile", "Softplus"): (DOUBLE, apply("Softplus"), UNARY),
     ("14_cost", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
     ("15_error_index", "Cube"): (DOUBLE, apply("Cube"), UNARY),
@@ -151,7 +190,13 @@ TABLE = {
         apply("CubeForgotSaveForForward"),
         UNARY,
     ),
+    ("15_error_index", "Mean"): (DEMO, None, None),  # its gradient has the output's shape
+    ("15_error_index", "MeanFixed"): (DOUBLE, apply("MeanFixed"), UNARY),
     ("15_error_index", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
+    ("15_error_index", "NumpyCube"): (DOUBLE, apply("NumpyCube"), UNARY),
+    ("15_error_index", "NumpyCubeVmap"): (DOUBLE, apply("NumpyCubeVmap"), UNARY),
+    ("15_error_index", "NumpyCubeBothRules"): (DEMO, None, None),  # vmap refuses it
+    ("15_error_index", "NewCubeJvp"): (DOUBLE, apply("NewCubeJvp"), UNARY),
     ("15_error_index", "CubeDetached"): (FIRST_ONLY, apply("CubeDetached"), UNARY),
 }
 
@@ -162,12 +207,18 @@ SOLUTIONS = {
     ("02_sigmoid", "Sigmoid"): apply("Sigmoid"),
     ("03_x_exp", "XExp"): apply("XExp"),
     ("04_softplus", "Softplus"): apply("Softplus"),
+    ("04_softplus", "SoftplusWithSigmoid"): apply("SoftplusWithSigmoid"),
     ("05_exp_numpy", "ExpNumpy"): apply("ExpNumpy"),
     ("05_exp_numpy", "ExpNumpyGrad"): apply("ExpNumpyGrad"),
 }
 
 # Functions written for one rank of input, which they assert.
-RANK_ONLY = {("11_diagnosing", "LinearFunction"): [(2, 3, 4), (5, 4), (5,)]}
+RANK_ONLY = {
+    ("07_custom_layer", "LinearFunction"): [(3, 4), (4,), (5,)],  # a weight that is a vector
+    ("07_custom_layer", "LinearFunctionDD"): [(3, 4), (4,), (5,)],
+    ("07_custom_layer", "MatMulTransposed"): [(3, 4), (4,)],
+    ("11_diagnosing", "LinearFunction"): [(2, 3, 4), (5, 4), (5,)],
+}
 
 
 @cache

@@ -4,31 +4,437 @@ This folder holds the solutions to the exercises of lessons 01-05, one file
 each, named after its lesson. sphinx-gallery does not treat it as a gallery (it
 has no README); ext/exercises.py shows each solution under its lesson.
 
-``prove(check, name)`` loads Function ``name`` from the solution of the lesson
-that defines ``check`` (``solutions/NN_*.py`` for lesson ``NN_*.py``) and
-requires ``check`` to accept it. Then it requires
-``check`` to reject the same Function with its backward marked
-``once_differentiable`` (right first derivative, no second one), so a check
-that tested too little would fail the build too.
+``prove(check, name)`` loads the solution of the lesson that defines ``check``
+(``solutions/NN_*.py`` for lesson ``NN_*.py``) and requires two things of
+``check``:
+
+* it accepts every right answer: the Function ``name``, a function that calls
+  it, and the other forms the lessons teach (``RIGHT`` below);
+* it rejects every wrong answer in ``WRONG`` below, each built from the
+  solution: no second derivative, a wrong first derivative, a wrong forward, a
+  tensor kept on ``ctx`` (alone or in a container), a ``backward`` that writes
+  into the incoming gradient or detaches it, the wrong shape or dtype, and the
+  mistakes that fit the exercise. It must reject each with an
+  ``AssertionError`` whose message names the fault (the words ``WRONG``
+  lists), so that a reader learns what is wrong.
+
+Otherwise the build fails, naming the answer that the check got wrong.
 """
 
 import runpy
 from pathlib import Path
 
+import numpy as np
+import torch
 from torch.autograd.function import once_differentiable
-from torch.autograd.gradcheck import GradcheckError
+
+
+def _each(outputs, change):
+    """``change`` applied to one output, or to each output of a tuple."""
+    if isinstance(outputs, tuple):
+        return tuple(change(t) for t in outputs)
+    return change(outputs)
+
+
+def _variant(solution, forward=None, backward=None):
+    """A subclass of ``solution`` with ``forward`` and ``backward`` replaced."""
+    methods = {}
+    if forward is not None:
+        methods["forward"] = staticmethod(forward)
+    if backward is not None:
+        methods["backward"] = staticmethod(backward)
+    return type(solution.__name__, (solution,), methods)
+
+
+def _generic(s):
+    """The wrong answers that every exercise must reject, built from solution ``s``."""
+
+    def keep_on_ctx(wrap):
+        def forward(ctx, x):
+            ctx.kept = wrap(x)
+            return s.forward(ctx, x)
+
+        return _variant(s, forward=forward)
+
+    def scaled_backward(ctx, *grads):
+        return _each(s.backward(ctx, *grads), lambda g: None if g is None else 1.1 * g)
+
+    def in_place_backward(ctx, *grads):
+        return grads[0].copy_(s.backward(ctx, *grads))  # the right values, in grad_out
+
+    def detached_backward(ctx, *grads):
+        return s.backward(ctx, *(g.detach() for g in grads))
+
+    return {
+        "no second derivative (backward marked once_differentiable)": (
+            _variant(s, backward=once_differentiable(s.backward)),
+            "second derivative",
+        ),
+        "a wrong first derivative (backward's gradient times 1.1)": (
+            _variant(s, backward=scaled_backward),
+            "first derivative",
+        ),
+        "a wrong forward (0.5 added to each output)": (
+            _variant(s, forward=lambda ctx, x: _each(s.forward(ctx, x), lambda t: t + 0.5)),
+            "forward is not",
+        ),
+        "a tensor kept on ctx (ctx.kept = x)": (keep_on_ctx(lambda x: x), "ctx.kept"),
+        "a tensor kept on ctx in a list (ctx.kept = [x])": (keep_on_ctx(lambda x: [x]), "ctx.kept"),
+        "a tensor kept on ctx in a tuple (ctx.kept = (x,))": (
+            keep_on_ctx(lambda x: (x,)),
+            "ctx.kept",
+        ),
+        "a tensor kept on ctx in a dict (ctx.kept = {'x': x})": (
+            keep_on_ctx(lambda x: {"x": x}),
+            "ctx.kept",
+        ),
+        "a backward that writes its result into grad_out": (
+            _variant(s, backward=in_place_backward),
+            "grad_out in place",
+        ),
+        "a backward that detaches the incoming gradient": (
+            _variant(s, backward=detached_backward),
+            "the others are the incoming gradients",
+        ),
+        "the wrong shape (each output flattened)": (
+            _variant(s, forward=lambda ctx, x: _each(s.forward(ctx, x), torch.flatten)),
+            "forward returns",
+        ),
+        "the wrong dtype (each output in float32)": (
+            _variant(s, forward=lambda ctx, x: _each(s.forward(ctx, x), torch.Tensor.float)),
+            "forward returns",
+        ),
+    }
+
+
+# -- the mistakes that fit each exercise, built from its solution's namespace -----------------
+
+
+def _log1p_square(ns):
+    s = ns["Log1pSquare"]
+
+    def forward(ctx, x):
+        denominator = 1 + x**2
+        ctx.save_for_backward(x, denominator)  # an intermediate, saved
+        return torch.log(denominator)
+
+    def backward(ctx, grad_out):
+        x, denominator = ctx.saved_tensors
+        return grad_out * 2 * x / denominator
+
+    return {
+        "1 + x**2 saved as an intermediate": (_variant(s, forward, backward), "second derivative")
+    }
+
+
+def _sigmoid(ns):
+    s = ns["Sigmoid"]
+
+    def save_input(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.sigmoid(x)
+
+    def from_input(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.sigmoid(x) * (1 - torch.sigmoid(x))
+
+    def save_a_copy(ctx, x):
+        ctx.save_for_backward(torch.sigmoid(x))  # equal to the output, but an intermediate
+        return torch.sigmoid(x)
+
+    return {
+        "the input saved instead of the output": (
+            _variant(s, save_input, from_input),
+            "save the output",
+        ),
+        "a second sigmoid saved instead of the output": (
+            _variant(s, forward=save_a_copy),
+            "second derivative",
+        ),
+    }
+
+
+def _x_exp(ns):
+    s = ns["XExp"]
+
+    def forget(ctx, grad_out, grad_exp):
+        return s.backward(ctx, grad_out, torch.zeros_like(grad_exp))
+
+    def save_a_copy(ctx, x):
+        exp = torch.exp(x)
+        ctx.save_for_backward(x, torch.exp(x))  # equal to the output, but an intermediate
+        return x * exp, exp
+
+    def save_input(ctx, x):
+        ctx.save_for_backward(x)
+        exp = torch.exp(x)
+        return x * exp, exp
+
+    def recompute(ctx, grad_out, grad_exp):
+        (x,) = ctx.saved_tensors
+        exp = torch.exp(x)  # right, and tracked, but not what the exercise asks
+        return grad_out * (1 + x) * exp + grad_exp * exp
+
+    return {
+        "exp(x) computed again in backward instead of saved": (
+            _variant(s, save_input, recompute),
+            "save exp(x)",
+        ),
+        "the gradient of the second output dropped": (
+            _variant(s, backward=forget),
+            "first derivative",
+        ),
+        "x * exp(x) returned alone": (
+            _variant(s, forward=lambda ctx, x: s.forward(ctx, x)[0]),
+            "two tensors",
+        ),
+        "a second exp(x) saved instead of the output": (
+            _variant(s, forward=save_a_copy),
+            "second derivative",
+        ),
+    }
+
+
+def _softplus(ns):
+    s = ns["Softplus"]
+
+    def on_ctx(ctx, x):
+        ctx.sigmoid = torch.sigmoid(x)  # the lesson's bug
+        return torch.nn.functional.softplus(x)
+
+    def saved_intermediate(ctx, x):
+        ctx.save_for_backward(torch.sigmoid(x))  # saved, but not an output
+        return torch.nn.functional.softplus(x)
+
+    def times_saved(ctx, grad_out):
+        (sigmoid,) = ctx.saved_tensors
+        return grad_out * sigmoid
+
+    return {
+        "the sigmoid kept on ctx (the lesson's bug)": (
+            _variant(s, on_ctx, lambda ctx, grad_out: grad_out * ctx.sigmoid),
+            "ctx.sigmoid",
+        ),
+        "the sigmoid saved without being an output": (
+            _variant(s, saved_intermediate, times_saved),
+            "second derivative",
+        ),
+    }
+
+
+def _exp_numpy(ns):
+    s, grad_function = ns["ExpNumpy"], ns["ExpNumpyGrad"]
+
+    def numpy_backward(ctx, grad_out):
+        (result,) = ctx.saved_tensors
+        return torch.as_tensor(grad_out.detach().numpy() * result.detach().numpy())
+
+    def torch_backward(ctx, grad_out):
+        (result,) = ctx.saved_tensors
+        return grad_out * result
+
+    def only_result(ctx, grad_b):
+        grad_out, result = ctx.saved_tensors
+        return None, grad_b * grad_out  # the gradient for grad_out is missing
+
+    forgetful = _variant(grad_function, backward=only_result)
+
+    def numpy_grad_backward(ctx, grad_b):
+        grad_out, result = ctx.saved_tensors
+        b, g, y = (t.detach().numpy() for t in (grad_b, grad_out, result))
+        return torch.as_tensor(b * y), torch.as_tensor(b * g)  # right values, no graph
+
+    def saves_detached(ctx, grad_out, result):
+        ctx.save_for_backward(grad_out.detach(), result.detach())
+        return torch.as_tensor(grad_out.detach().numpy() * result.detach().numpy())
+
+    def calling(second):
+        def backward(ctx, grad_out):
+            (result,) = ctx.saved_tensors
+            return second.apply(grad_out, result)
+
+        return _variant(s, backward=backward)
+
+    return {
+        "a backward in NumPy, not a second Function": (
+            _variant(s, backward=numpy_backward),
+            "second derivative",
+        ),
+        "a backward in PyTorch operations, not a second Function": (
+            _variant(s, backward=torch_backward),
+            "second Function",
+        ),
+        "a second Function without the gradient for grad_out": (
+            calling(forgetful),
+            "second derivative",
+        ),
+        "a second Function whose own backward runs in NumPy": (
+            calling(_variant(grad_function, backward=numpy_grad_backward)),
+            "third derivative",
+        ),
+        "a second Function that saves detached tensors": (
+            calling(_variant(grad_function, forward=saves_detached)),
+            "third derivative",
+        ),
+    }
+
+
+WRONG = {
+    "Log1pSquare": _log1p_square,
+    "Sigmoid": _sigmoid,
+    "XExp": _x_exp,
+    "Softplus": _softplus,
+    "ExpNumpy": _exp_numpy,
+}
+
+
+# -- right answers in other forms that the lessons teach ---------------------------------------
+
+
+class _SoftplusSavingOutput(torch.autograd.Function):
+    """Pattern 2: the sigmoid from the saved output, 1 - exp(-softplus(x))."""
+
+    @staticmethod
+    def forward(ctx, x):
+        result = torch.nn.functional.softplus(x)
+        ctx.save_for_backward(result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (result,) = ctx.saved_tensors
+        return grad_out * -torch.expm1(-result)
+
+
+class _ExpNumpyGradFromInput(torch.autograd.Function):
+    """b(g, x) = g * exp(x), with exp computed again from the saved input, as CubeGrad does."""
+
+    @staticmethod
+    def forward(ctx, grad_out, x):
+        ctx.save_for_backward(grad_out, x)
+        return torch.as_tensor(grad_out.detach().numpy() * np.exp(x.detach().numpy()))
+
+    @staticmethod
+    def backward(ctx, grad_b):
+        grad_out, x = ctx.saved_tensors
+        return grad_b * torch.exp(x), grad_b * grad_out * torch.exp(x)
+
+
+class _ExpNumpySavingInput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.as_tensor(np.exp(x.detach().numpy()))
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return _ExpNumpyGradFromInput.apply(grad_out, x)
+
+
+def _setup_context_form(solution, forward, setup_context):
+    """``solution`` with forward(x) and setup_context(ctx, inputs, output) (lesson 06)."""
+    methods = {"forward": staticmethod(forward), "setup_context": staticmethod(setup_context)}
+    return type(solution.__name__, (solution,), methods)
+
+
+def _save(which):
+    """A setup_context that saves the tensors ``which`` picks from (inputs, output)."""
+    return lambda ctx, inputs, output: ctx.save_for_backward(*which(inputs, output))
+
+
+def _numpy_exp(x):
+    return torch.as_tensor(np.exp(x.detach().numpy()))
+
+
+def _numpy_product(a, b):
+    return torch.as_tensor(a.detach().numpy() * b.detach().numpy())
+
+
+def _exp_numpy_setup_context(ns):
+    grad_function = _setup_context_form(
+        ns["ExpNumpyGrad"], _numpy_product, _save(lambda inputs, output: inputs)
+    )
+    exp = _setup_context_form(ns["ExpNumpy"], _numpy_exp, _save(lambda inputs, output: [output]))
+
+    def backward(ctx, grad_out):
+        (result,) = ctx.saved_tensors
+        return grad_function.apply(grad_out, result)
+
+    return _variant(exp, backward=backward)
+
+
+RIGHT = {
+    "Log1pSquare": lambda ns: {
+        "the setup_context form": _setup_context_form(
+            ns["Log1pSquare"],
+            lambda x: torch.log1p(x**2),
+            _save(lambda inputs, output: inputs),
+        ),
+    },
+    "Sigmoid": lambda ns: {
+        "the setup_context form": _setup_context_form(
+            ns["Sigmoid"], lambda x: torch.sigmoid(x), _save(lambda inputs, output: [output])
+        ),
+    },
+    "XExp": lambda ns: {
+        "the setup_context form": _setup_context_form(
+            ns["XExp"],
+            lambda x: (x * torch.exp(x), torch.exp(x)),
+            _save(lambda inputs, output: [inputs[0], output[1]]),
+        ),
+    },
+    # lesson 03's first fix, with its wrapper and without; lesson 02's pattern
+    "Softplus": lambda ns: {
+        "the sigmoid as an extra output, through the wrapper": ns["softplus"],
+        "the sigmoid as an extra output, the Function itself": ns["SoftplusWithSigmoid"],
+        "the sigmoid from the saved output": _SoftplusSavingOutput,
+        "the setup_context form": _setup_context_form(
+            ns["Softplus"],
+            lambda x: torch.nn.functional.softplus(x),
+            _save(lambda inputs, output: inputs),
+        ),
+        "the sigmoid as an extra output, in the setup_context form": _setup_context_form(
+            ns["SoftplusWithSigmoid"],
+            lambda x: (torch.nn.functional.softplus(x), torch.sigmoid(x)),
+            _save(lambda inputs, output: [output[1]]),
+        ),
+    },
+    "ExpNumpy": lambda ns: {
+        "a second Function of the input": _ExpNumpySavingInput,
+        "the setup_context form, both Functions": _exp_numpy_setup_context(ns),
+    },
+}
 
 
 def prove(check, name):
     lesson = Path(check.__code__.co_filename)
     (file,) = Path(__file__).parent.glob(lesson.name[:3] + "*.py")
-    solution = runpy.run_path(str(file))[name]
-    check(solution)
-    broken = type(
-        name, (solution,), {"backward": staticmethod(once_differentiable(solution.backward))}
-    )
-    try:
-        check(broken)
-    except (AssertionError, GradcheckError, RuntimeError):
-        return solution
-    raise AssertionError(f"the check of {lesson.name} accepts {name} without a second derivative")
+    ns = runpy.run_path(str(file))
+    solution = ns[name]
+
+    right = {name: solution, f"a function that calls {name}": lambda x: solution.apply(x)}
+    right.update(RIGHT.get(name, lambda ns: {})(ns))
+    for what, answer in right.items():
+        try:
+            check(answer)
+        except Exception as err:
+            raise AssertionError(f"{lesson.name}: the check rejects {what}: {err!r}") from err
+
+    wrong = _generic(solution)
+    wrong.update(WRONG[name](ns))
+    for what, (answer, words) in wrong.items():
+        try:
+            check(answer)
+        except AssertionError as err:
+            if words not in str(err):
+                raise AssertionError(
+                    f"{lesson.name}: the check rejects {what} without saying {words!r}: {err}"
+                ) from err
+        except Exception as err:
+            raise AssertionError(
+                f"{lesson.name}: the check rejects {what} with {err!r}, not a message"
+            ) from err
+        else:
+            raise AssertionError(f"{lesson.name}: the check accepts {what}")
+    return solution
