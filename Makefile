@@ -127,7 +127,7 @@ $(foreach lang,$(LANGUAGES),$(eval $(call language_rules,$(lang))))
 
 .PHONY: landing
 landing: languages
-	@$(BIN)/python -m ext.landing --out $(BUILDDIR)/html/index.html $(if $(SITE_URL),--site-url "$$SITE_URL") $(LANGUAGES)
+	@$(BIN)/python -m tools.landing --out $(BUILDDIR)/html/index.html $(if $(SITE_URL),--site-url "$$SITE_URL") $(LANGUAGES)
 	@$(if $(SITE_URL),$(BIN)/python -m ext.publishing sitemap-index --out $(BUILDDIR)/html/sitemap.xml "$$SITE_URL" $(LANGUAGES),rm -f $(BUILDDIR)/html/sitemap.xml)
 
 # SITE_URL reaches the commands through the environment, never through the
@@ -153,11 +153,11 @@ gettext: gallery ## Extract the English messages into _build/gettext
 
 .PHONY: update-po
 update-po: gettext ## Refresh locale/ from the sources, keeping every translation
-	@$(BIN)/python -m ext.translators update-po $(TRANSLATIONS)
+	@$(BIN)/python -m tools.translators update-po $(TRANSLATIONS)
 
 .PHONY: prune-po
 prune-po: languages ## Drop old translations (#~) from the fully translated catalogs
-	@$(BIN)/python -m ext.translators prune-po $(TRANSLATIONS)
+	@$(BIN)/python -m tools.translators prune-po $(TRANSLATIONS)
 
 .PHONY: stat
 stat: languages ## Show translation progress per catalog

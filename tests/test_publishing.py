@@ -31,7 +31,8 @@ from test_browser import (  # noqa: F401 (collected here too, with this module's
     test_switcher_round_trip_on_a_lesson,
 )
 
-from ext import landing, publishing
+from ext import publishing
+from tools import landing
 
 pytestmark = pytest.mark.build
 

@@ -1,6 +1,6 @@
 """The translators' commands ``make update-po`` and ``make prune-po``.
 
-``python -m ext.translators update-po zh_CN`` merges the English messages
+``python -m tools.translators update-po zh_CN`` merges the English messages
 that ``make gettext`` extracted (``_build/gettext/**.pot``) into each
 language's catalogs, keeping every translation, and ``python -m
 ext.translators prune-po zh_CN`` drops the obsolete entries of the catalogs
@@ -158,7 +158,7 @@ def prune_po(langs: list[str], locale_dir: Path = LOCALE) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m ext.translators", description=__doc__.splitlines()[0]
+        prog="python -m tools.translators", description=__doc__.splitlines()[0]
     )
     sub = parser.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("update-po", help="merge templates into catalogs")

@@ -1,6 +1,6 @@
 """The landing page: the site's root index.html sends a reader to their language.
 
-    python -m ext.landing --out _build/html/index.html [--site-url URL] en zh_CN
+    python -m tools.landing --out _build/html/index.html [--site-url URL] en zh_CN
 
 The page picks the first of the browser's preferred languages that the site
 has (else the first listed), and lists every language for a reader without
@@ -90,7 +90,7 @@ def landing_page(langs: list[str], address: str | None = None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m ext.landing", description=__doc__.splitlines()[0]
+        prog="python -m tools.landing", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--site-url", help="the site's address (SITE_URL)")
