@@ -301,3 +301,18 @@ def test_the_table_of_solutions_is_complete():
                 if value is not torch.autograd.Function:
                     found.add((path.stem, name))
     assert found == set(SOLUTIONS)
+
+
+def test_the_summarys_skeleton_runs_and_is_right_on_several_shapes():
+    """The Function docs/summary.md offers as a skeleton to start from: its
+    code block runs as printed, and its Cube passes both checks on every shape."""
+    import re
+
+    page = (LESSONS[0].parent.parent / "docs" / "summary.md").read_text(encoding="utf-8")
+    (code,) = re.findall(r"^```python\n(.*?)^```$", page, flags=re.S | re.M)
+    skeleton = {}
+    exec(compile(code, "docs/summary.md", "exec"), skeleton)  # its own asserts run too
+    for seed, shapes in enumerate(UNARY):
+        args = inputs(shapes, seed)
+        assert gradcheck(skeleton["Cube"].apply, args), shapes
+        assert gradgradcheck(skeleton["Cube"].apply, args), shapes
