@@ -11,7 +11,7 @@ derivative. These transforms, and ``vjp`` and ``jvp``, refuse a custom
 Function whose ``forward`` takes ``ctx``: they need the ``setup_context``
 style of :ref:`rule 9 in lesson 06 <lesson-extending-rules>`. Beyond that,
 some transforms ask for more. This lesson adds those pieces one at a time and
-checks every result against a formula.
+checks every result against a formula or a loop.
 """
 
 # %%
@@ -20,7 +20,9 @@ checks every result against a formula.
 #
 # In that style, ``Tanh.setup_context`` saves the output, since
 # :math:`\tanh'(x) = 1 - \tanh(x)^2`. What ``vmap`` adds is a rule for
-# batching the Function. ``generate_vmap_rule = True`` lets ``vmap`` batch it
+# batching the Function; without one, as in ``TanhNoVmapRule``, it refuses the
+# Function (:ref:`lesson 06 <lesson-extending-rules>` shows the error).
+# ``generate_vmap_rule = True`` lets ``vmap`` batch it
 # by running its methods under ``vmap`` themselves, which works when they use
 # only PyTorch operations that ``vmap`` can batch: no NumPy (shown below), no
 # ``.item()``, no ``if`` on a tensor's value.
@@ -58,13 +60,6 @@ torch.manual_seed(0)
 batch = torch.randn(5, 3, dtype=torch.float64)
 batched = func.vmap(Tanh.apply)(batch)
 assert torch.allclose(batched, torch.stack([Tanh.apply(row) for row in batch]))
-try:
-    func.vmap(TanhNoVmapRule.apply)(batch)
-    message = ""
-except RuntimeError as error:
-    message = str(error)
-print("without a vmap rule:", message.split(" Please override")[0])
-assert "does not have vmap support" in message
 
 # %%
 # ``vmap(grad(...))`` gives one gradient per example. Each row :math:`a_i` of
@@ -98,8 +93,8 @@ print("grad(grad(tanh)):", d2)
 assert torch.allclose(d2, -2 * t * (1 - t**2))
 
 # %%
-# Hessians need a jvp and a vmap rule
-# -----------------------------------
+# ``hessian`` and ``jacfwd`` need a ``jvp`` and a vmap rule
+# ---------------------------------------------------------
 #
 # For :math:`L(x) = \sum_i \tanh(Ax)_i`, with :math:`y = \tanh(Ax)`,
 #
@@ -308,23 +303,29 @@ assert torch.allclose(H, A.T @ torch.diag(s * (1 - s)) @ A)
 print("grad(grad(softplus)) and hessian match their formulas")
 
 # %%
-# Checking every Function
-# -----------------------
+# Checking the Functions
+# ----------------------
 #
-# ``check_forward_ad=True`` tests ``jvp`` against finite differences, and
-# ``check_fwd_over_rev=True`` the tangent of ``backward``'s result
-# (:ref:`lesson 08 <lesson-forward-mode>`). ``check_batched_grad=True`` and
-# ``check_batched_forward_grad=True`` batch the gradients that ``backward``
-# receives and the tangents that ``jvp`` receives, with an older prototype
-# ``vmap``; they never batch the Function itself, so they do not test its vmap
-# rule. ``NumpySoftplusGenerated``, whose generated rule failed above, passes
-# all four. Test a vmap rule as this lesson does: compare ``vmap`` with a loop.
+# The loop below runs :func:`~torch.autograd.gradcheck` and
+# :func:`~torch.autograd.gradgradcheck` on the Functions of this lesson, all
+# but ``NumpySoftplusBothRules``. It gives ``TanhGrad`` an incoming gradient
+# that varies, which ``grad(grad(...))`` above, starting from a constant 1,
+# never did. Besides the forward-mode checks of
+# :ref:`lesson 08 <lesson-forward-mode>`, it turns on
+# ``check_batched_grad=True`` and ``check_batched_forward_grad=True``. These
+# batch the gradients that ``backward`` receives and the tangents that ``jvp``
+# receives, with an older prototype ``vmap``; they never batch the Function
+# itself, so they do not test its vmap rule: ``NumpySoftplusGenerated``,
+# whose generated rule failed above, passes all four checks. Test a vmap rule
+# as this lesson does: compare ``vmap`` with a loop.
 
 from torch.autograd import gradcheck, gradgradcheck
 
 
-def check(function, has_jvp):
-    inputs = (torch.randn(3, 2, dtype=torch.float64, requires_grad=True),)
+def check(function, has_jvp, n_inputs=1):
+    inputs = tuple(
+        torch.randn(3, 2, dtype=torch.float64, requires_grad=True) for _ in range(n_inputs)
+    )
     first = gradcheck(
         function.apply,
         inputs,
@@ -338,8 +339,16 @@ def check(function, has_jvp):
     return first and second
 
 
-for function, has_jvp in [(Tanh, False), (TanhWithJvp, True), (NumpySoftplus, True)]:
-    assert check(function, has_jvp)
+for function, has_jvp, n_inputs in [
+    (Tanh, False, 1),
+    (TanhNoVmapRule, False, 1),
+    (TanhWithJvp, True, 1),
+    (TanhWithJvpNoVmapRule, True, 1),
+    (TanhGrad, False, 2),
+    (TanhCallsGrad, False, 1),
+    (NumpySoftplus, True, 1),
+]:
+    assert check(function, has_jvp, n_inputs)
     print(f"{function.__name__}: gradcheck and gradgradcheck pass")
 assert check(NumpySoftplusGenerated, True)
 print("NumpySoftplusGenerated passes too, with a vmap rule that fails")
@@ -357,7 +366,8 @@ print("NumpySoftplusGenerated passes too, with a vmap rule that fails")
 # * ``grad(grad(f))`` and ``jacrev(jacrev(f))`` need, beyond that style, only a
 #   correct ``backward``: no ``jvp``, and no vmap rule for the Function unless
 #   they run under ``vmap`` themselves. ``jacrev`` runs ``backward`` under
-#   ``vmap``, though, so a Function that ``backward`` calls needs one.
+#   ``vmap``, though, so for it ``backward`` must use operations that ``vmap``
+#   can batch, and a Function that ``backward`` calls needs a vmap rule.
 # * ``hessian`` and ``jacfwd`` run forward mode under ``vmap``: they need a
 #   ``jvp`` (with ``ctx.save_for_forward``) and a vmap rule.
 # * gradcheck's batched options do not test a vmap rule; compare ``vmap`` with
