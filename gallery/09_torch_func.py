@@ -103,9 +103,10 @@ assert torch.allclose(d2, -2 * t * (1 - t**2))
 #    H = A^\top \operatorname{diag}\left( -2 y (1 - y^2) \right) A.
 #
 # ``jacrev(jacrev(L))`` uses reverse mode twice. It calls the Function outside
-# ``vmap`` and runs only the backward pass under ``vmap``, where the
-# operations of ``backward`` are batched like any others: it needs neither a
-# ``jvp`` nor a vmap rule, and works for ``TanhNoVmapRule``. ``hessian`` is
+# ``vmap`` and runs only the backward pass under ``vmap`` (unless called with
+# ``chunk_size=1``, which loops over the rows of the Jacobian instead), where
+# the operations of ``backward`` are batched like any others: it needs neither
+# a ``jvp`` nor a vmap rule, and works for ``TanhNoVmapRule``. ``hessian`` is
 # ``jacfwd(jacrev(L))``: its outer ``jacfwd`` runs the inner computation in
 # forward mode (:ref:`lesson 08 <lesson-forward-mode>`), which needs a
 # ``jvp``, and pushes all the directions of a basis through it at once under
@@ -181,7 +182,8 @@ assert "implement the jvp function" in result_or_error(func.jacfwd, Tanh)
 # of :ref:`lesson 05 <lesson-untracked-backward>` does. ``jacrev`` then calls
 # ``TanhGrad`` under ``vmap``, so ``TanhGrad`` needs a vmap rule (a
 # hand-written one if it uses NumPy, as the next section shows);
-# ``grad(grad(...))``, which uses no ``vmap``, works without one.
+# ``grad(grad(...))``, which uses no ``vmap``, works without one, and so does
+# ``jacrev`` with ``chunk_size=1``.
 
 
 class TanhGrad(torch.autograd.Function):
@@ -213,6 +215,66 @@ print("jacrev(jacrev), backward calls TanhGrad:", calls)
 assert "vmap over TanhGrad," in calls
 t0 = torch.tanh(points[0])
 assert torch.allclose(func.grad(func.grad(TanhCallsGrad.apply))(points[0]), -2 * t0 * (1 - t0**2))
+chunked = result_or_error(
+    lambda f: func.jacrev(func.jacrev(f, chunk_size=1), chunk_size=1), TanhCallsGrad
+)
+assert torch.allclose(chunked, H_formula)
+
+# %%
+# ``hessian`` and ``jacfwd(jacrev(L))`` ask more of ``TanhGrad``: their outer
+# ``jacfwd`` runs the whole backward pass, ``TanhGrad`` included, in forward
+# mode under ``vmap``. So ``TanhGrad`` needs what the Function that calls it
+# needs: a ``jvp`` and a vmap rule of its own. ``TanhGradWithJvp`` adds both.
+# Its ``jvp`` differentiates :math:`b(g, y) = g (1 - y^2)` with respect to both
+# inputs, :math:`\dot g (1 - y^2) - 2 g y \dot y`, so ``setup_context`` passes
+# both inputs to ``ctx.save_for_forward``. With the generated rule but no
+# ``jvp``, as in ``TanhGradNoJvp``, ``hessian`` fails with an opaque
+# ``AssertionError`` instead of the clear message about ``jvp`` seen above.
+
+
+class TanhGradNoJvp(TanhGrad):
+    generate_vmap_rule = True
+
+
+class TanhGradWithJvp(TanhGradNoJvp):
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+        ctx.save_for_forward(*inputs)
+
+    @staticmethod
+    def jvp(ctx, grad_out_tangent, y_tangent):
+        grad_out, y = ctx.saved_tensors
+        return grad_out_tangent * (1 - y * y) - 2 * grad_out * y * y_tangent
+
+
+class TanhWithJvpCallsGrad(TanhWithJvp):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return TanhGradWithJvp.apply(grad_out, y)
+
+
+class TanhWithJvpCallsGradNoJvp(TanhWithJvp):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return TanhGradNoJvp.apply(grad_out, y)
+
+
+def jacfwd_jacrev(f):
+    return func.jacfwd(func.jacrev(f))
+
+
+for transform in (func.hessian, jacfwd_jacrev):
+    assert torch.allclose(result_or_error(transform, TanhWithJvpCallsGrad), H_formula)
+try:
+    result_or_error(func.hessian, TanhWithJvpCallsGradNoJvp)
+    message = ""
+except AssertionError as error:
+    message = f"AssertionError: {error}"
+print("hessian, TanhGrad with a vmap rule but no jvp:", message)
+assert "flat_bdims must not be None" in message
 
 # %%
 # Your own vmap rule
@@ -316,8 +378,9 @@ print("grad(grad(softplus)) and hessian match their formulas")
 # batch the gradients that ``backward`` receives and the tangents that ``jvp``
 # receives, with an older prototype ``vmap``; they never batch the Function
 # itself, so they do not test its vmap rule: ``NumpySoftplusGenerated``,
-# whose generated rule failed above, passes all four checks. Test a vmap rule
-# as this lesson does: compare ``vmap`` with a loop.
+# whose generated rule failed above, passes gradcheck and gradgradcheck with
+# all these options. Test a vmap rule as this lesson does: compare ``vmap``
+# with a loop.
 
 from torch.autograd import gradcheck, gradgradcheck
 
@@ -346,6 +409,10 @@ for function, has_jvp, n_inputs in [
     (TanhWithJvpNoVmapRule, True, 1),
     (TanhGrad, False, 2),
     (TanhCallsGrad, False, 1),
+    (TanhGradNoJvp, False, 2),
+    (TanhGradWithJvp, True, 2),
+    (TanhWithJvpCallsGrad, True, 1),
+    (TanhWithJvpCallsGradNoJvp, False, 1),
     (NumpySoftplus, True, 1),
 ]:
     assert check(function, has_jvp, n_inputs)
@@ -366,10 +433,12 @@ print("NumpySoftplusGenerated passes too, with a vmap rule that fails")
 # * ``grad(grad(f))`` and ``jacrev(jacrev(f))`` need, beyond that style, only a
 #   correct ``backward``: no ``jvp``, and no vmap rule for the Function unless
 #   they run under ``vmap`` themselves. ``jacrev`` runs ``backward`` under
-#   ``vmap``, though, so for it ``backward`` must use operations that ``vmap``
-#   can batch, and a Function that ``backward`` calls needs a vmap rule.
+#   ``vmap``, though (unless called with ``chunk_size=1``), so for it
+#   ``backward`` must use operations that ``vmap`` can batch, and a Function
+#   that ``backward`` calls needs a vmap rule.
 # * ``hessian`` and ``jacfwd`` run forward mode under ``vmap``: they need a
-#   ``jvp`` (with ``ctx.save_for_forward``) and a vmap rule.
+#   ``jvp`` (with ``ctx.save_for_forward``) and a vmap rule. For ``hessian``
+#   and ``jacfwd(jacrev(f))``, so does every Function that ``backward`` calls.
 # * gradcheck's batched options do not test a vmap rule; compare ``vmap`` with
 #   a loop.
 #
