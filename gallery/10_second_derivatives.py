@@ -261,10 +261,12 @@ print(critic)
 # ``create_graph=True``, and returns the mean of
 # :math:`\left( \|\nabla D\|_2 - 1 \right)^2`. One call on the sum of the
 # scores gives every point's own gradient, since each score depends only on
-# its own point. It works for samples of any shape: ``mix`` holds one number
-# per sample, broadcast over the sample's other dimensions, and the norm is
-# taken over each flattened sample. On a batch of small images it matches a
-# loop over the samples, one at a time.
+# its own point. It works for samples of any shape, single numbers included:
+# ``mix`` holds one number per sample, broadcast over the sample's other
+# dimensions, and the norm is taken over each flattened sample. On a batch of
+# small images it matches a loop over the samples, one at a time; on a batch
+# of numbers, with the sine as the critic, it matches the penalty computed
+# from the cosine.
 
 torch.manual_seed(2)
 real = 0.5 * torch.randn(64, 2, dtype=torch.float64) + 2.0
@@ -277,7 +279,7 @@ def gradient_penalty(critic, real, fake):
     x_hat = (mix * real + (1 - mix) * fake).requires_grad_(True)
     score = critic(x_hat).sum()
     (grad_x_hat,) = torch.autograd.grad(score, x_hat, create_graph=True)
-    return ((grad_x_hat.flatten(1).norm(2, dim=1) - 1) ** 2).mean()
+    return ((grad_x_hat.reshape(len(grad_x_hat), -1).norm(2, dim=1) - 1) ** 2).mean()
 
 
 torch.manual_seed(7)
@@ -297,6 +299,13 @@ for m, r, f in zip(mixes, images_real, images_fake, strict=True):
 one_at_a_time = torch.stack(one_at_a_time).mean()
 print(f"images: batched {batched.item():.6f}, one at a time {one_at_a_time.item():.6f}")
 assert torch.allclose(batched, one_at_a_time)
+
+torch.manual_seed(9)
+numbers_real, numbers_fake = torch.randn(2, 8, dtype=torch.float64)
+torch.manual_seed(8)
+numbers = gradient_penalty(torch.sin, numbers_real, numbers_fake)
+x_hat = mixes * numbers_real + (1 - mixes) * numbers_fake  # the same mixes
+assert torch.allclose(numbers, ((torch.cos(x_hat).abs() - 1) ** 2).mean())
 
 
 # %%

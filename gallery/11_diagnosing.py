@@ -112,7 +112,9 @@ assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 # Other failures read differently. "Numerical gradient for function expected
 # to be zero" means that no gradient for an input that requires grad has a
 # graph: code outside PyTorch (:ref:`lesson 05 <lesson-untracked-backward>`),
-# a backward run wholly under ``torch.no_grad()``, or results all detached. A
+# a backward run wholly under ``torch.no_grad()``, results all detached, or
+# a ``backward`` marked ``@once_differentiable`` when the output gradients
+# passed as ``grad_outputs`` do not require grad (shown below). A
 # "Jacobian mismatch" whose analytical side is *not* zero means ``backward``
 # is tracked but part of it is cut off or wrong, or that other Functions
 # checked with it add second derivatives of their own (the model below). A
@@ -306,11 +308,13 @@ assert gradcheck(TwiceNoMaterialize.apply, (x,), check_undefined_grad=False)
 
 
 class LinearFunction(torch.autograd.Function):
-    """x @ weight.T + bias, for a batch of rows x; bias broadcasts against the result."""
+    """x @ weight.T + bias, for a batch of rows x; a bias of at most 2 dimensions
+    broadcasts against the result (one with more would add dimensions to it)."""
 
     @staticmethod
     def forward(ctx, x, weight, bias):
         assert x.dim() == 2, "LinearFunction takes a batch of rows"
+        assert bias.dim() <= 2, "the bias must not add dimensions to the result"
         ctx.save_for_backward(x, weight)
         ctx.bias_shape = bias.shape
         return x @ weight.T + bias
@@ -390,7 +394,7 @@ model = nn.Sequential(
 # :func:`~torch.autograd.gradgradcheck` on the whole model fails, but its
 # message names only the model's input and output, and the analytical side is
 # not zero: the tanh's own second derivative contributes to it. The first two
-# layers alone, linear maps around the softplus, give all zeros.
+# layers alone, the linear map and the softplus, give all zeros.
 
 x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
 assert gradcheck(model, (x,))
@@ -569,6 +573,22 @@ once = connected_backwards(out, x)
 print(once)
 assert once == {"TanhFunctionBackward": True, "SoftplusOnceBackward": False}
 
+# With output gradients that do not require grad, there is no Error node
+# either: the results have no graph, and the check says "expected to be zero".
+try:
+    gradgradcheck(SoftplusOnce.apply, (x,), grad_outputs=(torch.randn_like(x),))
+    once_line = ""
+except GradcheckError as error:
+    once_line = str(error)
+print("grad_outputs not requiring grad:", once_line)
+assert once_line == "Numerical gradient for function expected to be zero"
+try:
+    gradgradcheck(SoftplusOnce.apply, (x,))
+    once_default = ""
+except GradcheckError as error:
+    once_default = str(error)
+assert once_default.startswith(MISMATCH) and not any(analytical_entries(once_default))
+
 # %%
 # The walk has blind spots. A Function whose backward rightly uses nothing
 # that leads to a leaf (one linear in its input, one that uses its saved
@@ -677,14 +697,18 @@ assert gradients_with_graph(ScaleGradDetached, x, w_half) == [False, True]
 # One more clue: the node is the ``ctx`` of its Function
 # (:ref:`lesson 06 <lesson-extending-rules>`), so the tensors that ``forward``
 # kept as its attributes can be read from it, and so can its
-# ``saved_tensors``. A saved input or output requires grad when the
-# Function's inputs do. A saved tensor that does not was computed in
-# ``forward``: a mask or indices, which are safe
-# (:ref:`lesson 04 <safe-intermediates>`), or an intermediate, which cuts the
-# second derivative like an attribute. In the model only the softplus keeps
-# an attribute. ``SoftplusSavesSigmoid`` saves its sigmoid with
-# ``save_for_backward`` instead: no attribute, an untracked saved tensor, and
-# an all-zero analytical side.
+# ``saved_tensors``. A saved input comes back as the input itself, which
+# requires grad only if that input does: a frozen weight, a buffer or a
+# target does not, and is no clue. A saved output requires grad when any
+# input does. Any other saved tensor was computed in ``forward``, where
+# autograd records nothing, so it requires no grad: a mask or indices, which
+# are safe (:ref:`lesson 04 <safe-intermediates>`), or an intermediate, which
+# cuts the second derivative like an attribute. So the clue is a saved tensor
+# that is not one of the inputs and requires no grad, while some input does.
+# In the model only the softplus keeps a tensor attribute.
+# ``SoftplusSavesSigmoid`` saves its sigmoid with ``save_for_backward``
+# instead: no attribute, an untracked saved tensor, and an all-zero
+# analytical side.
 
 
 class SoftplusSavesSigmoid(torch.autograd.Function):
@@ -699,19 +723,35 @@ class SoftplusSavesSigmoid(torch.autograd.Function):
         return grad_out * sigmoid
 
 
-def clues(node):
-    """Tensor attributes of a custom node, and how many saved tensors require no grad."""
+def clues(output, inputs):
+    """Tensor attributes of output's custom node, and how many of its saved
+    tensors are not among the inputs and require no grad."""
+    node = output.grad_fn
     attributes = [k for k, v in vars(node).items() if isinstance(v, torch.Tensor)]
-    return attributes, sum(not t.requires_grad for t in node.saved_tensors)
+    computed = [t for t in node.saved_tensors if not any(t is i for i in inputs)]
+    return attributes, sum(not t.requires_grad for t in computed)
 
 
-nodes = graph_nodes(model(x)) + [SoftplusSavesSigmoid.apply(x).grad_fn]
-kept = {type(n).__name__: clues(n) for n in nodes if isinstance(n, BackwardCFunction)}
+kept = {}
+h = x
+for layer in model:
+    out = layer(h)
+    kept[type(out.grad_fn).__name__] = clues(out, (h, *layer.params))
+    h = out
+kept["SoftplusSavesSigmoidBackward"] = clues(SoftplusSavesSigmoid.apply(x), (x,))
 print(kept)
 assert {name: found for name, found in kept.items() if found != ([], 0)} == {
     "SoftplusFunctionBackward": (["sigmoid"], 0),
     "SoftplusSavesSigmoidBackward": ([], 1),
 }
+# A frozen weight is saved as an input that requires no grad: no clue, and
+# gradgradcheck passes. Counting every saved tensor that requires no grad
+# would have flagged it.
+w_frozen = w_half.detach()
+scale_frozen = ScaleFunction.apply(x, w_frozen)
+assert clues(scale_frozen, (x, w_frozen)) == ([], 0)
+assert sum(not t.requires_grad for t in scale_frozen.grad_fn.saved_tensors) == 1
+assert gradgradcheck(ScaleFunction.apply, (x, w_frozen))
 try:
     gradgradcheck(SoftplusSavesSigmoid.apply, (x,))
     saved_message = ""
