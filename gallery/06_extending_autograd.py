@@ -588,7 +588,10 @@ for mark in (False, True):
         result = str(error)
     print(f"mark={mark}: mask.requires_grad={mask.requires_grad}, its gradient: {result}")
     assert mask.requires_grad is not mark and (mask.sum().grad_fn is None) is mark
-    assert result == [0.0, 0.0, 0.0] if not mark else "does not require grad" in result
+    if mark:
+        assert "does not require grad" in result
+    else:
+        assert result == [0.0, 0.0, 0.0]
 _, mask = ReluWithMask.apply(signed, True)
 (with_x,) = torch.autograd.grad((mask * signed).sum(), signed)
 print("mark=True: gradient of (mask * x).sum():", with_x.tolist())
@@ -685,8 +688,9 @@ check(lambda t: SinCos.apply(t, False), double_input(3))
 # A ``backward`` that autograd cannot differentiate, such as one that runs
 # NumPy, should say so by decorating it with
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-# (from ``torch.autograd.function``). A later backward pass that runs the
-# error node it leaves then raises a clear error;
+# (from ``torch.autograd.function``). When an incoming gradient requires
+# grad, the mark leaves an error node, and a later backward pass that runs it
+# raises a clear error;
 # :ref:`lesson 05 <lesson-untracked-backward>` shows when that happens and
 # when it does not, and :ref:`lesson 07 <lesson-custom-layer>` what the mark
 # breaks on a ``backward`` that autograd can differentiate.

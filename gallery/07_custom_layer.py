@@ -112,8 +112,9 @@ class LinearFunction(torch.autograd.Function):
 
 
 # %%
-# In training, the data does not require grad, so ``backward`` skips its
-# gradient: one matrix product less per step.
+# In training, the data does not require grad, so the first layer's
+# ``backward`` skips its gradient: one matrix product less per step. Deeper
+# layers receive activations that do require grad.
 
 torch.manual_seed(0)
 data = torch.randn(5, 3)
