@@ -214,8 +214,12 @@ def saved_after_backward(**kwargs):
         return False
 
 
-print("saved tensors alive after backward: plain", saved_after_backward(),
-      "| create_graph=True", saved_after_backward(create_graph=True))
+print(
+    "saved tensors alive after backward: plain",
+    saved_after_backward(),
+    "| create_graph=True",
+    saved_after_backward(create_graph=True),
+)
 assert not saved_after_backward() and saved_after_backward(create_graph=True)
 
 # %%

@@ -452,15 +452,19 @@ assert message == "Numerical gradient for function expected to be zero"
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** two runs of ``backward`` on the same input and output gradient
-# gave different results. Most often that is a bug: ``backward`` changes
-# state it keeps on ``ctx`` (a counter, a tensor it updates), which the
-# default mode catches; or it changes the incoming gradient in place
-# (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`), which only
-# ``fast_mode=True`` catches. Otherwise ``backward`` is truly
-# nondeterministic (random numbers, or atomic additions in a GPU kernel).
-# **Fix:** for the bugs, a ``backward`` that changes nothing but its result;
-# ``nondet_tol`` only for true nondeterminism, since it would hide the bugs.
-# :ref:`Lesson 11 <lesson-diagnosing>`
+# gave different results. A common cause is a ``backward`` that is
+# nondeterministic on a GPU: atomic additions in a CUDA kernel, your own or a
+# built-in one such as ``index_add``, ``scatter_add`` or the backward of
+# ``grid_sample`` on CUDA (PyTorch's message links to the list in
+# ``torch.use_deterministic_algorithms``; not run here, as this page is
+# built on a CPU). **Fix:** a deterministic kernel, or ``nondet_tol`` set just
+# above that noise. Other causes are usually bugs, which ``nondet_tol`` would
+# hide: ``backward`` changes state it keeps on ``ctx`` (a counter, a tensor
+# it updates), which the default mode catches; or it changes the incoming
+# gradient in place (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`),
+# which only ``fast_mode=True`` catches. **Fix:** a ``backward`` that changes
+# nothing but its result. Below, random noise in ``backward`` stands in for
+# the GPU's nondeterminism. :ref:`Lesson 11 <lesson-diagnosing>`
 
 
 class CubeJittery(Cube):
@@ -472,6 +476,8 @@ class CubeJittery(Cube):
 
 message = message_of(GradcheckError, lambda: gradcheck(CubeJittery.apply, (x,)))
 assert message.startswith("Backward is not reentrant")
+assert "use_deterministic_algorithms" in message
+assert gradcheck(CubeJittery.apply, (x,), nondet_tol=1e-10)  # just above the noise
 
 
 class CubeCountsCalls(Cube):
@@ -590,19 +596,26 @@ assert message == "save_for_backward can only save variables, but argument 1 is 
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** a backward pass reached a Function that defines no ``backward``
-# staticmethod (often a misspelled name, or a ``backward`` that is not a
-# ``staticmethod`` of that class). **Fix:** define ``backward``.
+# (often a misspelled name, such as ``backwards`` below, or a ``backward``
+# defined outside the class or indented into ``forward``). **Fix:** define
+# ``backward`` in the class, as ``Cube`` does.
 # :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 class CubeWithoutBackward(Function):
     @staticmethod
     def forward(ctx, x):
+        ctx.save_for_backward(x)
         return x**3
+
+    @staticmethod
+    def backwards(ctx, grad_out):  # misspelled: autograd looks for backward
+        return Cube.backward(ctx, grad_out)
 
 
 message = message_of(NotImplementedError, lambda: CubeWithoutBackward.apply(x).sum().backward())
 assert "You must implement either the backward or vjp method" in message
+assert torch.allclose(torch.autograd.grad(Cube.apply(x).sum(), x)[0], 3 * x**2)
 
 # %%
 # ``returned an invalid gradient at index 0 - got ... but expected shape compatible with ...``
@@ -789,7 +802,6 @@ def dual_cube(function):
 
 message = message_of(ValueError, lambda: dual_cube(CubeForgotSaveForForward))
 assert message == "not enough values to unpack (expected 1, got 0)"
-
 
 
 class CubeForgotSaveForBackward(Function):
@@ -1308,16 +1320,23 @@ assert torch.allclose(tangent, 3 * x.detach() ** 2)
 # not implemented" when that backward operator has no derivative formula of
 # its own, or "the derivative for 'NAME' is not implemented" when its formula
 # says so. The fix is another path to the same value, made of operations that
-# can be differentiated twice.
+# can be differentiated twice. The entries below are not a complete list: the
+# :ref:`end of this section <error-index-gpu>` prints every operator whose
+# formula says ``not_implemented``, read from the PyTorch that built this page.
 #
 # ``derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** on a CPU, ``torch.nn.functional.scaled_dot_product_attention``
 # runs its fused flash kernel when its inputs allow (4-D, no dropout, among
-# other conditions), and that kernel's backward has no derivative. Most
-# readers meet it through ``nn.MultiheadAttention`` or
-# ``nn.TransformerEncoderLayer``, which call it. **Fix:** for the part
+# other conditions), and that kernel's backward has no derivative. Readers
+# meet it through ``nn.MultiheadAttention`` called with
+# ``need_weights=False``, and through ``nn.TransformerEncoderLayer`` and
+# ``nn.TransformerDecoderLayer`` (which pass ``need_weights=False``), once
+# dropout is off: in eval mode, or with ``dropout=0``. With dropout in
+# training mode, or ``nn.MultiheadAttention``'s default
+# ``need_weights=True``, attention takes a path made of ordinary operations,
+# and double backward works. **Fix:** for the part
 # differentiated twice, ask for the math backend, which computes attention
 # with ordinary operations:
 # ``with torch.nn.attention.sdpa_kernel(SDPBackend.MATH):`` around the
@@ -1356,6 +1375,34 @@ def math_backend_around_gradients_only():
 
 message = message_of(RuntimeError, math_backend_around_gradients_only)
 assert "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented" in message
+
+# %%
+# Through the layers, on a batch of 2 sequences of 4 tokens of width 8:
+
+tokens = torch.rand(2, 4, 8, dtype=torch.float64, requires_grad=True)
+attention = torch.nn.MultiheadAttention(8, 2, batch_first=True, dtype=torch.float64)
+layer = torch.nn.TransformerEncoderLayer(
+    8, 2, dim_feedforward=16, batch_first=True, dtype=torch.float64
+)  # dropout=0.1 by default
+
+
+def second_derivative_in_tokens(module):
+    (grad,) = torch.autograd.grad(module(tokens).pow(2).sum(), tokens, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), tokens)[0]
+
+
+second_derivative_in_tokens(lambda t: attention(t, t, t)[0])  # need_weights=True: works
+flash_error = "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented"
+message = message_of(
+    RuntimeError,
+    lambda: second_derivative_in_tokens(lambda t: attention(t, t, t, need_weights=False)[0]),
+)
+assert flash_error in message
+second_derivative_in_tokens(layer)  # training mode, dropout on: works
+message = message_of(RuntimeError, lambda: second_derivative_in_tokens(layer.eval()))
+assert flash_error in message
+with sdpa_kernel(SDPBackend.MATH):
+    assert second_derivative_in_tokens(layer).isfinite().all()  # the fix, in eval mode
 
 # %%
 # ``the derivative for '_cdist_backward' is not implemented``
@@ -1490,6 +1537,94 @@ def tiny_ctc(log_probs):
 assert gradcheck(tiny_ctc, (tiny,)) and gradgradcheck(tiny_ctc, (tiny,))
 
 # %%
+# ``the derivative for '_pdist_backward' is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** the backward of ``torch.pdist``, the distances between the rows
+# of a matrix, has no derivative, for every ``p``. **Fix:** the same
+# distances through ``torch.cdist``: for ``p=2``, ``cdist(x, x,
+# compute_mode="use_mm_for_euclid_dist")``, keeping the pairs above the
+# diagonal that ``torch.triu_indices(n, n, 1)`` lists, in the order of
+# ``pdist``; for any ``p``, the differences of those pairs of rows and their
+# norm, with the caveat of the entry above for rows that coincide.
+
+
+def second_derivative_in_rows(distance):
+    (grad,) = torch.autograd.grad(distance(points).pow(2).sum(), points, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+
+
+def pdist_by_products(rows):
+    first, second = torch.triu_indices(len(rows), len(rows), 1)
+    return torch.cdist(rows, rows, compute_mode="use_mm_for_euclid_dist")[first, second]
+
+
+def pdist_by_differences(rows):
+    first, second = torch.triu_indices(len(rows), len(rows), 1)
+    return (rows[first] - rows[second]).norm(dim=-1)
+
+
+message = message_of(NotImplementedError, lambda: second_derivative_in_rows(torch.pdist))
+assert "the derivative for '_pdist_backward' is not implemented" in message
+assert torch.allclose(pdist_by_products(points), torch.pdist(points))
+assert torch.allclose(pdist_by_differences(points), torch.pdist(points))
+by_products = second_derivative_in_rows(pdist_by_products)
+assert by_products.isfinite().all()
+assert torch.allclose(by_products, second_derivative_in_rows(pdist_by_differences))
+
+# %%
+# ``the derivative for '_embedding_bag_backward' is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``torch.nn.functional.embedding_bag`` and ``nn.EmbeddingBag``,
+# which sum, average or take the maximum of rows of a table over each bag of
+# indices, compute the table's gradient with a backward that has no
+# derivative (in the modes ``"sum"``, ``"mean"`` and ``"max"`` alike).
+# **Fix:** for ``"sum"`` and ``"mean"``, look the rows up with
+# ``torch.nn.functional.embedding`` and add them up per bag with
+# ``index_add``; for bags that all have the same length, as a matrix of
+# indices, ``F.embedding(indices, table).mean(1)`` is enough. Below, a sketch
+# for a 1-D ``indices`` and ``offsets``, without ``per_sample_weights``,
+# ``padding_idx`` or ``include_last_offset``:
+
+table = torch.rand(10, 4, dtype=torch.float64, requires_grad=True)
+indices = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+offsets = torch.tensor([0, 3, 3])  # three bags: 3 indices, none, 5 indices
+
+
+def embedding_bag_by_lookup(indices, table, offsets, mode="mean"):
+    """``embedding_bag`` for 1-D indices and offsets, mode "sum" or "mean"."""
+    lengths = torch.diff(offsets, append=torch.tensor([len(indices)], device=offsets.device))
+    bag = torch.repeat_interleave(torch.arange(len(offsets), device=offsets.device), lengths)
+    rows = torch.nn.functional.embedding(indices, table)
+    sums = table.new_zeros(len(offsets), table.shape[1]).index_add(0, bag, rows)
+    if mode == "sum":
+        return sums
+    return sums / lengths.clamp(min=1).unsqueeze(1).to(table.dtype)  # an empty bag: zeros
+
+
+def second_derivative_in_table(bags):
+    (grad,) = torch.autograd.grad(bags(table).pow(2).sum(), table, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), table)[0]
+
+
+message = message_of(
+    NotImplementedError,
+    lambda: second_derivative_in_table(lambda t: F.embedding_bag(indices, t, offsets)),
+)
+assert "the derivative for '_embedding_bag_backward' is not implemented" in message
+for mode in ("sum", "mean"):
+    assert torch.allclose(
+        embedding_bag_by_lookup(indices, table, offsets, mode),
+        F.embedding_bag(indices, table, offsets, mode=mode),
+    )
+second = second_derivative_in_table(lambda t: embedding_bag_by_lookup(indices, t, offsets))
+assert second.abs().sum() > 0  # the mean's second derivative is not zero
+assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (table,))
+
+# %%
+# .. _error-index-gpu:
+#
 # On a GPU (not run here)
 # ~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -1508,10 +1643,10 @@ assert gradcheck(tiny_ctc, (tiny,)) and gradgradcheck(tiny_ctc, (tiny,))
 #   operators have no derivative formula. The math backend is the fix there
 #   too.
 #
-# The same file confirms what the three built-in entries above met: the
-# backward operators of the attention kernels and of CTC have no derivative
-# formula of their own, and every derivative of ``_cdist_backward`` is
-# ``not_implemented``.
+# The same file confirms what the built-in entries above met: the backward
+# operators of the attention kernels and of CTC have no derivative formula of
+# their own, and every derivative of ``_cdist_backward`` and of
+# ``_pdist_backward`` is ``not_implemented``.
 
 from importlib.resources import files
 
@@ -1542,8 +1677,23 @@ for forward in (
 for forward, backward in backward_of.items():
     print(f"{forward} -> {backward}: derivative formula of its own: {backward in entries}")
     assert backward not in entries
-print("_cdist_backward:", entries["_cdist_backward"])
-assert all("not_implemented" in line for line in entries["_cdist_backward"])
+for backward in ("_cdist_backward", "_pdist_backward"):
+    print(f"{backward}:", entries[backward])
+    assert all("not_implemented" in line for line in entries[backward])
+
+# %%
+# Every operator whose formula says ``not_implemented`` for at least one of
+# its inputs, in this build's PyTorch. A name on it is a place to look, not a
+# verdict: the formula may concern only an input that needs no gradient in
+# practice (the saved statistics of ``native_layer_norm_backward``), and an
+# operator whose backward has no formula at all, as for attention and CTC
+# above, is not on it.
+
+not_implemented = sorted(
+    name for name, lines in entries.items() if any("not_implemented" in line for line in lines)
+)
+print(", ".join(not_implemented))
+assert {"_cdist_backward", "_pdist_backward", "_embedding_bag_backward"} <= set(not_implemented)
 
 # %%
 # Back to :doc:`/summary`, or to the lessons: :ref:`lessons`.
