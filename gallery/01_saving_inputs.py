@@ -9,8 +9,7 @@ The simplest Function that supports double backward needs only its inputs in
 that one call's ``forward`` and ``backward`` share), write ``backward`` with
 PyTorch operations that autograd can differentiate, and autograd
 differentiates ``backward`` itself: the second derivative needs no more code.
-This lesson shows why, gives the model that later lessons use, checks it with
-``gradcheck`` and ``gradgradcheck``, and explains the graphs.
+This lesson shows why, and gives the model that later lessons use.
 """
 
 # %%
@@ -22,7 +21,8 @@ This lesson shows why, gives the model that later lessons use, checks it with
 #   ``backward`` becomes the ``grad_fn`` of the output; nothing that happened
 #   inside ``forward`` is in the graph.
 # * **Backward is recorded only when the caller asks.** ``backward`` runs
-#   with grad mode on only under ``create_graph=True``. Then the operations
+#   with grad mode on only under ``create_graph=True``, when
+#   :func:`torch.autograd.grad` or ``.backward()`` calls it. Then the operations
 #   it runs on tensors that require grad are recorded like any other code,
 #   and a second backward pass walks through them.
 #
@@ -72,8 +72,11 @@ print("grad mode outside:", torch.is_grad_enabled(), "| inside:", SquareProbe.gr
 print("grad_fn without create_graph:", plain.grad_fn)
 print("grad_fn with create_graph:   ", type(graphed.grad_fn).__name__)
 
+probed.sum().backward()  # .backward() without create_graph: grad mode off too
+x.grad = None
 assert torch.is_grad_enabled()
-assert SquareProbe.grad_mode == [("forward", False), ("backward", False), ("backward", True)]
+modes = [("forward", False), ("backward", False), ("backward", True), ("backward", False)]
+assert SquareProbe.grad_mode == modes
 assert plain.grad_fn is None and graphed.grad_fn is not None
 
 # no grad_fn when no input requires grad, or when grad mode is off
@@ -95,8 +98,8 @@ assert type(probed.grad_fn).__name__ == "SquareProbeBackward"
 # backward pass differentiates :math:`b` with respect to :math:`x` and to
 # :math:`g`. That is double backward. It is right only when both hold:
 #
-# * autograd can follow every step of ``backward`` (the next lessons show what
-#   hides a step from it), and
+# * autograd can follow every step of ``backward`` whose derivative is not
+#   zero (the next lessons show what hides a step, and which may be hidden), and
 # * :math:`b` is a correct vector-Jacobian product for every output of the
 #   Function, as a function of both :math:`x` and :math:`g`, not only at the
 #   values of the first pass.
@@ -145,11 +148,11 @@ assert torch.equal(second, torch.full_like(x, 18.0))
 # :func:`~torch.autograd.gradgradcheck` does the same one level up: it
 # differentiates :math:`b(g, x)` through the recorded graph, with respect to
 # both :math:`x` and a random :math:`g`, and compares with finite differences
-# of :math:`b`. By default each returns ``True`` or raises
-# :exc:`~torch.autograd.gradcheck.GradcheckError`. Run them in ``float64``:
+# of :math:`b`. By default each returns ``True``, or raises
+# :exc:`~torch.autograd.gradcheck.GradcheckError` on a mismatch; an error
+# inside the Function passes through. Run them in ``float64``:
 # finite differences divide by a tiny step and magnify rounding errors. Here
-# the same correct Function fails in ``float32``, and PyTorch warns that it
-# likely will.
+# the same correct Function fails in ``float32``, as PyTorch warns.
 
 import warnings
 
@@ -160,6 +163,19 @@ torch.manual_seed(0)
 x64 = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
 assert gradcheck(Square.apply, (x64,)) and gradgradcheck(Square.apply, (x64,))
 print("float64: gradcheck and gradgradcheck pass")
+
+
+class Broken(Square):
+    @staticmethod
+    def backward(ctx, grad_out):
+        raise ValueError("an error inside backward")
+
+
+try:
+    gradcheck(Broken.apply, (x64,))
+except ValueError as err:  # not turned into a GradcheckError
+    passed_through = str(err)
+assert passed_through == "an error inside backward"
 
 x32 = x64.detach().float().requires_grad_()
 with warnings.catch_warnings(record=True) as caught:
@@ -191,19 +207,27 @@ assert failed and warned
 #   backward pass walks them the other way;
 # * a dashed line joins a custom Function's node to a tensor it saved.
 #
-# Run locally, ``make_dot`` draws square boxes and solid lines instead.
+# Run locally, ``make_dot`` draws square boxes and solid lines, colours a
+# leaf that a Function saved orange rather than blue, and leaves a saved
+# output or intermediate unnamed.
 #
 # Below, a path runs from ``x`` through ``MulBackward0`` to ``grad_x``: the
 # derivative :math:`2x` written as a graph, which the second derivative above
 # walked.
 
+import re
+
 from torchviz import make_dot
 
 graph = make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 assert "shape=box" in graph.source and "dashed" not in graph.source  # torchviz's style
+# torchviz declares x twice, as a leaf, then as saved; Graphviz keeps the last
+fills = re.findall(rf"\t{id(x)} \[label=\"x\n[^]]*fillcolor=(\w+)\]", graph.source)
+assert fills == ["lightblue", "orange"]
 assert x.grad is None  # torch.autograd.grad, used above, never fills .grad
-x.sum().backward()  # .backward() does: its AccumulateGrad adds the ones
-assert torch.equal(x.grad, torch.ones_like(x))
+for _ in range(2):
+    x.sum().backward()  # .backward() does: its AccumulateGrad adds the ones
+assert torch.equal(x.grad, torch.full_like(x, 2.0))  # added, not overwritten
 graph
 
 # %%

@@ -6,8 +6,7 @@ Pattern 2: saving the outputs
 
 Some derivatives are easiest to write with the function's own result: the
 exponential is its own derivative. A Function for it saves its *output*. This
-lesson shows that, for double backward, an output is as safe to save as an
-input, and what saving it costs.
+lesson shows that an output is as safe to save as an input, and what it costs.
 """
 
 # %%
@@ -70,8 +69,9 @@ assert saved.data_ptr() == out.data_ptr()
 # the graph any more. A gradient taken with ``create_graph=True`` refers to
 # ``MyExpBackward``, so the output lives as long as that gradient. And the
 # caller must not change the output in place: autograd raises when
-# ``backward`` reads it. Computing again from ``x`` trades this memory for
-# compute, as :ref:`lesson 03 <lesson-saving-intermediates>` shows.
+# ``backward`` reads it. Saving ``x`` instead, and computing again from it,
+# trades this memory for compute when the caller keeps ``x`` anyway, as
+# :ref:`lesson 03 <lesson-saving-intermediates>` shows.
 
 import weakref
 
@@ -121,8 +121,9 @@ print("gradcheck and gradgradcheck pass")
 
 # %%
 # From ``x``, a path runs to ``MyExpBackward``, which leads both to ``out``
-# and, through ``MulBackward0``, to ``grad_x``. The orange ``result`` is the
-# saved output: each read gives a new tensor object, so a box of its own.
+# and, through ``MulBackward0``, to ``grad_x``. The orange box, named
+# ``result`` on this site only, is the saved output: each read gives a new
+# tensor object, so a box of its own.
 
 from torchviz import make_dot
 
@@ -130,7 +131,9 @@ again = out.grad_fn.saved_tensors[0]
 print("saved is out:", saved is out, "| same object twice:", saved is again)
 assert saved is not out and saved is not again
 
-make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
+graph = make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
+assert '[label="\n (3)" fillcolor=orange]' in graph.source  # torchviz leaves it unnamed
+graph
 
 # %%
 # Summary
@@ -138,7 +141,6 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 #
 # * Save the output when the derivative is easiest to write with it. It keeps
 #   its ``grad_fn``, so double backward works as for an input.
-# * The second backward pass runs the Function's own ``backward`` again.
 # * Saving the output reuses forward's work without a copy. It keeps the
 #   output alive until the graph is freed, and forbids changing it in place.
 #
@@ -152,9 +154,11 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # Write ``Sigmoid``, a Function for the logistic sigmoid
 # :math:`\sigma(x) = 1 / (1 + e^{-x})`, whose derivative
 # :math:`\sigma(x)(1 - \sigma(x))` is easiest written with the output. The form
-# is part of the exercise: save the output with ``ctx.save_for_backward`` and
-# keep no tensor on ``ctx`` (only a saved tensor gets autograd's in-place check
-# and saved-tensor hooks, as :ref:`lesson 06 <lesson-extending-rules>` shows).
+# is part of the exercise: save the output with ``ctx.save_for_backward`` (the
+# very tensor ``forward`` returns: a copy is an intermediate, as in
+# :ref:`lesson 03 <lesson-saving-intermediates>`) and keep no tensor on
+# ``ctx`` (only a saved tensor gets autograd's in-place check and saved-tensor
+# hooks, as :ref:`lesson 06 <lesson-extending-rules>` shows).
 # Then run ``check_sigmoid(Sigmoid)`` (a function that calls your Function
 # works too). It tries a scalar, a vector and a non-contiguous matrix, to first
 # and second order. It returns quietly when your Function is right and saves
@@ -217,6 +221,9 @@ def check_sigmoid(function):
                 reason = str(err).splitlines()[0].rstrip(",")
                 if "with respect to input" in reason and order == "second":
                     reason += " (input 0 is x, the others are the incoming gradients)"
+                saved = out.grad_fn.saved_tensors
+                if order == "second" and not any(t.grad_fn is out.grad_fn for t in saved):
+                    reason += "; the tensor you saved is not the output you returned"
                 message = f"the {order} derivative fails {test.__name__} {where}: {reason}"
                 raise AssertionError(message) from None
         if not any(t.grad_fn is out.grad_fn for t in out.grad_fn.saved_tensors):

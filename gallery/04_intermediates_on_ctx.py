@@ -6,9 +6,9 @@ The mistake: intermediates kept on ctx
 
 There is a shorter way to write the sinh of the previous lesson: keep the two
 exponentials as attributes of ``ctx``. The first derivative is right,
-``gradcheck`` passes, and PyTorch does not warn. The second derivative is
-wrong. This lesson runs the mistake live, shows what it does in real code,
-and which intermediates are safe to save all the same.
+``gradcheck`` passes, and PyTorch does not warn. The second derivative is an
+error or, worse, silently wrong. This lesson shows why, what it does in real
+code, and which intermediates are safe to save.
 """
 
 # %%
@@ -105,9 +105,10 @@ assert "does not require grad and does not have a grad_fn" in error
 # In real code: a silently wrong second derivative
 # ------------------------------------------------
 #
-# A second pass raises only if ``grad_x``'s graph does not reach what it
-# differentiates for. When the incoming gradient, or the Function's input,
-# depends on that, the second derivative comes out wrong. Take
+# A second pass raises an error only for a variable that ``grad_x``'s graph
+# does not reach. A variable it reaches through the incoming gradient, or
+# through the derivative of the Function's input, gets a silently wrong
+# result. Take
 # :math:`L = \frac{1}{2} \sum \sinh(x)^2`, whose incoming gradient is
 # :math:`\sinh(x)`:
 #
@@ -135,29 +136,48 @@ assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 
 # %%
 # No error, no warning: the term :math:`\sinh(x)^2`, which comes from
-# differentiating :math:`\cosh(x)` inside ``backward``, is missing. At
-# :math:`x = 0` it is zero, so that entry is even right.
+# differentiating :math:`\cosh(x)` inside ``backward``, is missing.
 #
 # In a :ref:`gradient penalty <gradient-penalty>`, the incoming gradient is
-# the ones from ``sum``, but the input of :math:`\sinh(w x)` depends on the
-# weight ``w``, for which the gradient with respect to ``x`` is differentiated
-# again: silently wrong too. PyTorch's own tracker describes this trap in
+# the ones from ``sum``, but differentiating the input of
+# :math:`\sinh(w x + c)` brings ``w`` into ``grad_x``: its gradient is
+# silently wrong. ``c`` is not reached: :func:`torch.autograd.grad` raises,
+# and ``.backward()`` silently leaves ``c.grad`` at ``None``. PyTorch's own
+# tracker describes this trap in
 # `pytorch/pytorch#58509 <https://github.com/pytorch/pytorch/issues/58509>`__
 # and `#76185 <https://github.com/pytorch/pytorch/issues/76185>`__.
 
 w = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+c = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
 
 
-def penalty_grad(sinh):
-    (grad,) = torch.autograd.grad(sinh(w * x).sum(), x, create_graph=True)
-    return torch.autograd.grad(grad.pow(2).sum(), w)[0]
+def penalty(sinh):
+    (grad,) = torch.autograd.grad(sinh(w * x + c).sum(), x, create_graph=True)
+    return grad.pow(2).sum()
 
 
-on_ctx, reference = penalty_grad(SinhOnCtx.apply), penalty_grad(torch.sinh)
-print("penalty's gradient for w, SinhOnCtx:", on_ctx, "| torch.sinh:", reference)
-cosh, sinh = torch.cosh(w * x).detach(), torch.sinh(w * x).detach()
-assert torch.allclose(reference, (2 * w * cosh**2 + 2 * w**2 * cosh * sinh * x).sum())
-assert torch.allclose(on_ctx, (2 * w * cosh**2).sum())  # cosh(w x) held constant
+def penalty_grads(sinh):
+    """The penalty's .grad for w and c after .backward(), as a training step takes them."""
+    w.grad = c.grad = x.grad = None
+    penalty(sinh).backward()
+    return w.grad, c.grad
+
+
+(w_on_ctx, c_on_ctx), (w_ref, c_ref) = penalty_grads(SinhOnCtx.apply), penalty_grads(torch.sinh)
+print("w.grad, SinhOnCtx:", w_on_ctx, "| torch.sinh:", w_ref)
+print("c.grad, SinhOnCtx:", c_on_ctx, "| torch.sinh:", c_ref)
+try:
+    torch.autograd.grad(penalty(SinhOnCtx.apply), c)
+    unreached = ""
+except RuntimeError as err:
+    unreached = str(err)
+print("torch.autograd.grad for c, SinhOnCtx:", unreached)
+cosh, sinh = torch.cosh(w * x + c).detach(), torch.sinh(w * x + c).detach()
+assert torch.allclose(w_ref, (2 * w * cosh**2 + 2 * w**2 * cosh * sinh * x).sum())
+assert torch.allclose(w_on_ctx, (2 * w * cosh**2).sum())  # cosh(w x + c) held constant
+assert c_on_ctx is None and torch.allclose(c_ref, (2 * w**2 * cosh * sinh).sum())
+assert "appears to not have been used in the graph" in unreached
+x.grad = None
 
 # %%
 # The graph: grad_x is cut off from x
@@ -166,8 +186,8 @@ assert torch.allclose(on_ctx, (2 * w * cosh**2).sum())  # cosh(w x) held constan
 # With an incoming gradient ``grad_out`` that requires grad, like the one
 # :func:`~torch.autograd.gradgradcheck` supplies, ``grad_x`` gets a graph, but
 # it leads only to ``grad_out``: no path reaches ``x``.
-# :func:`torch.autograd.grad` with ``allow_unused=True`` says the same in code,
-# with ``None`` for ``x``.
+# :func:`torch.autograd.grad` with ``allow_unused=True`` gives ``None`` for
+# ``x``.
 
 from torchviz import make_dot
 
@@ -185,8 +205,9 @@ make_dot((grad_x, x, out), params={"x": x, "grad_out": grad_out, "grad_x": grad_
 # save_for_backward does not fix it
 # ---------------------------------
 #
-# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` stores
-# tensors; it does not record how they were computed. Saving the exponentials
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` keeps a
+# tensor's ``grad_fn``, and one computed in ``forward`` has none: ``forward``
+# runs with grad mode off. Saving the exponentials
 # without returning them fails the same way.
 
 
@@ -204,6 +225,8 @@ class SinhSavedIntermediates(torch.autograd.Function):
         return grad_out * (exp_pos + exp_neg) / 2
 
 
+saved = SinhSavedIntermediates.apply(x).grad_fn.saved_tensors
+assert all(t.grad_fn is None for t in saved)  # as on ctx: constants
 assert gradcheck(SinhSavedIntermediates.apply, inputs)
 try:
     gradgradcheck(SinhSavedIntermediates.apply, inputs)
@@ -275,9 +298,9 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 #   constants to autograd.
 # * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
 #   :func:`~torch.autograd.gradgradcheck` fails.
-# * A second pass raises an error only if ``grad_x``'s graph does not reach
-#   what it differentiates for; otherwise, as in a gradient penalty, the
-#   result is silently wrong.
+# * A second pass raises an error only for what ``grad_x``'s graph does not
+#   reach (``.backward()`` leaves its ``.grad`` at ``None``); what it reaches,
+#   as in a gradient penalty, comes out silently wrong.
 # * The fix is :ref:`pattern 3 <lesson-saving-intermediates>`: return them as
 #   outputs, or compute them again in ``backward``. Only an intermediate whose
 #   derivative is zero, such as a mask or indices, is safe to save as it is.

@@ -9,9 +9,8 @@ derivative can still be right: you wrote it. But that code leaves no graph,
 so there is no second derivative. Such code includes NumPy, SciPy, and
 compiled code that reads the tensors' memory directly; a C++ extension that
 calls PyTorch's own (ATen) operations on tensors is recorded like Python
-code. This lesson shows how the second derivative fails, loudly or
-silently, what ``once_differentiable`` does and does not catch, and the cure:
-the backward becomes a Function of its own.
+code. This lesson shows how the second derivative fails, what
+``once_differentiable`` catches, and the cure: a second Function.
 """
 
 # %%
@@ -57,7 +56,8 @@ class CubeNumpy(torch.autograd.Function):
 #
 # Even with ``create_graph=True``, ``grad_x`` has no ``grad_fn``: NumPy made
 # it. :func:`~torch.autograd.gradcheck` passes and
-# :func:`~torch.autograd.gradgradcheck` fails.
+# :func:`~torch.autograd.gradgradcheck` fails: the gradient does not require
+# grad, so it expects a zero Jacobian.
 
 from torch.autograd import gradcheck, gradgradcheck
 from torch.autograd.gradcheck import GradcheckError
@@ -97,10 +97,11 @@ assert torch.equal(wrong, torch.full_like(x, 2.0))
 # ----------------------------------------------------------
 #
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-# declares that ``backward`` has no derivative. It runs ``backward`` with grad mode off. Then, if grad mode is on
-# (``create_graph=True``) and an incoming gradient requires grad, it returns
-# detached aliases of the results (new tensors that share their memory),
-# attached to an error node that raises when a backward pass runs it.
+# declares that ``backward`` has no derivative. It runs ``backward`` with grad
+# mode off. Then, if grad mode is on (``create_graph=True``) and an incoming
+# gradient requires grad, it returns detached aliases of the results (new
+# tensors that share their memory), attached to an error node that raises
+# when a backward pass runs it.
 
 from torch.autograd.function import once_differentiable
 
@@ -169,7 +170,7 @@ assert not torch.allclose(partial, full)
 assert torch.equal(second_derivative(CubeOnce.apply, x), torch.full_like(x, 2.0))
 
 # %%
-# So the mark gives its clear error in case 1 only. The test to rely on is
+# The test to rely on is
 # :func:`~torch.autograd.gradgradcheck`, which fails for the marked Function
 # too: it asks with explicit inputs, as in case 2, and compares with finite
 # differences. Mark only a ``backward`` that is not differentiable:
@@ -242,9 +243,8 @@ assert torch.allclose(second_derivative(Cube.apply, x), 6 * x + 2)
 assert torch.allclose(ours, reference)
 
 # %%
-# Both Functions pass both checks. ``CubeGrad`` is checked with respect to both
-# of its inputs; its :func:`~torch.autograd.gradgradcheck` covers the cube's
-# third derivative.
+# Both Functions pass both checks, ``CubeGrad`` for both of its inputs; its
+# :func:`~torch.autograd.gradgradcheck` covers the cube's third derivative.
 
 assert gradcheck(Cube.apply, inputs) and gradgradcheck(Cube.apply, inputs)
 pair = tuple(torch.randn(4, dtype=torch.float64, requires_grad=True) for _ in range(2))
@@ -269,9 +269,7 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 #   right, the second is an error or, when another term reaches ``x``,
 #   silently wrong.
 # * :func:`~torch.autograd.function.once_differentiable` raises its clear
-#   error only when a backward pass runs its error node. With explicit
-#   inputs, or an incoming gradient that does not require grad, the result is
-#   a generic error, ``None``, or silently wrong. Rely on
+#   error only when a backward pass runs its error node; otherwise, rely on
 #   :func:`~torch.autograd.gradgradcheck`.
 # * The cure is a second Function for the backward, with a hand-written
 #   backward of its own, for both of its inputs, in PyTorch operations.
@@ -312,6 +310,15 @@ def changes_grad_out(call, x):
     return not all(map(torch.equal, grads, before))
 
 
+def leaves_graph(call, x):
+    """Whether backward, run under create_graph=True, returns a gradient with a graph."""
+    try:
+        (grad,) = torch.autograd.grad(call(x).sum(), x, create_graph=True)
+    except RuntimeError as err:  # .numpy() on a tensor that requires grad
+        return "numpy()" not in str(err)  # another error: gradgradcheck reports it
+    return grad.grad_fn is not None
+
+
 def check_exp_numpy(function):
     """Return quietly if ``function`` is exp, with three derivatives right and a backward that
     returns the result of a second Function."""
@@ -343,6 +350,10 @@ def check_exp_numpy(function):
         for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
             if test is gradgradcheck and changes_grad_out(call, x):
                 raise AssertionError("backward changes grad_out in place: compute a new tensor")
+            if test is gradgradcheck and not leaves_graph(call, x):
+                lost = "backward leaves no graph (NumPy, .detach(), once_differentiable)"
+                hint = "return the result of a second Function, as Cube's does"
+                raise AssertionError(f"the second derivative is lost: {lost}; {hint}")
             try:
                 test(call, (x,))
             except Exception as err:
@@ -366,6 +377,9 @@ def check_exp_numpy(function):
             gradgradcheck(b, (x, torch.randn_like(x, requires_grad=True)))
         except Exception as err:
             reason = str(err).splitlines()[0].rstrip(",")
+            if "with respect to input" in reason:
+                reason += " (outputs: the derivatives for x and g; inputs: x, g, then the"
+                reason += " incoming gradient)"
             message = f"the third derivative fails gradgradcheck {where}: {reason}"
             hint = "the second Function's backward must be differentiable too"
             raise AssertionError(f"{message}; {hint}") from None

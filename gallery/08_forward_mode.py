@@ -34,7 +34,7 @@ can follow.
 # that it is deprecated (on Python 3.14 and later, that it is not supported).
 # The note is about PyTorch's code, not yours. torch 2.13 issues it as a
 # ``DeprecationWarning``, which Python shows only when asked
-# (``python -W default``, pytest). The lessons silence exactly these two
+# (``python -W default``, pytest). This lesson silences exactly these two
 # messages.
 
 import warnings
@@ -111,7 +111,7 @@ assert torch.allclose(jvp_forward, jacobian(g, x) @ v)
 
 # %%
 # Without a ``jvp``, a Function refuses dual tensors with a
-# ``NotImplementedError`` (:ref:`lesson 09 <lesson-torch-func>` shows it).
+# ``NotImplementedError`` (:ref:`lesson 06 <lesson-extending-rules>` shows it).
 # With a ``jvp`` but without ``save_for_forward``, ``ctx.saved_tensors`` is
 # empty inside ``jvp``, and the error is a bare ``ValueError`` from unpacking
 # it:
@@ -142,8 +142,9 @@ assert message == "not enough values to unpack (expected 1, got 0)"
 # Function and its ``backward`` on dual tensors, with ``create_graph=True`` as
 # double backward does, and tests the tangent of ``backward``'s result;
 # ``check_rev_over_rev=True``, the default, is classic double backward. The
-# first check tests ``jvp``, the second ``backward``; a section below shows
-# that one does not replace the other.
+# first check tests ``jvp``; the second tests ``backward``, and sees ``jvp``
+# only through the outputs that ``backward`` uses. A section below shows that
+# one does not replace the other.
 
 from torch.autograd import gradcheck, gradgradcheck
 
@@ -210,7 +211,9 @@ assert torch.allclose(hv, hv_reference)
 # that ``jvp`` gives the output never reaches what it compares. In the loss
 # above, the incoming gradient :math:`2 f(Ax)` carries that tangent, and
 # :math:`Hv` comes out wrong, without any error. The check that catches it is
-# ``gradcheck(..., check_forward_ad=True)``.
+# ``gradcheck(..., check_forward_ad=True)``. The forward-over-reverse check
+# does catch a wrong ``jvp`` when ``backward`` uses the saved output, as in
+# ``ExpWrongJvp``, whose ``jvp`` doubles the tangent.
 
 from torch.autograd.gradcheck import GradcheckError
 
@@ -237,6 +240,35 @@ try:
 except GradcheckError as error:
     message = str(error)
 print("gradcheck, forward AD:", message.splitlines()[0])
+assert message.startswith("Jacobian computed with forward mode mismatch")
+
+
+class ExpWrongJvp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.exp(x)
+        ctx.save_for_backward(y)
+        ctx.save_for_forward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return grad_out * y
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (y,) = ctx.saved_tensors
+        return 2 * x_tangent * y  # the mistake: the factor 2
+
+
+assert gradgradcheck(ExpWrongJvp.apply, inputs)
+try:
+    gradgradcheck(ExpWrongJvp.apply, inputs, check_fwd_over_rev=True)
+    message = ""
+except GradcheckError as error:
+    message = str(error)
+print("ExpWrongJvp, forward over reverse:", message.splitlines()[0])
 assert message.startswith("Jacobian computed with forward mode mismatch")
 
 # %%
@@ -307,10 +339,11 @@ assert torch.equal(hv_once, hv_np)
 
 # %%
 # The forward-over-reverse check of :func:`~torch.autograd.gradgradcheck`
-# finds both, where ``XSin`` passed. ``check_undefined_grad``, which calls
-# ``backward`` with undefined gradients
-# (:ref:`lesson 11 <lesson-diagnosing>`), goes only with
-# ``check_rev_over_rev`` and is switched off with it. The cure is lesson 05's:
+# finds both, where ``XSin`` passed. Run alone, with
+# ``check_rev_over_rev=False``, it needs ``check_undefined_grad=False`` as
+# well: that check, which calls ``backward`` with undefined gradients
+# (:ref:`lesson 11 <lesson-diagnosing>`), requires ``check_rev_over_rev``, and
+# without it the call stops with an ``AssertionError``. The cure is lesson 05's:
 # the NumPy part becomes a second Function. Here that Function is called on
 # dual tensors, so it needs a ``jvp`` of its own.
 
@@ -328,6 +361,13 @@ for function in (XSinNumpyBackward, XSinNumpyOnce):
         message = str(error)
     print(f"{function.__name__}, forward over reverse:", message.splitlines()[0])
     assert message.startswith("Jacobian computed with forward mode mismatch")
+try:
+    gradgradcheck(XSin.apply, inputs, check_fwd_over_rev=True, check_rev_over_rev=False)
+    message = ""
+except AssertionError as error:
+    message = str(error)
+print("AssertionError:", message)
+assert message == "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
 
 # %%
 # Summary

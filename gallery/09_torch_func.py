@@ -11,7 +11,7 @@ derivative. These transforms, and ``vjp`` and ``jvp``, refuse a custom
 Function whose ``forward`` takes ``ctx``: they need the ``setup_context``
 style of :ref:`rule 9 in lesson 06 <lesson-extending-rules>`. Beyond that,
 some transforms ask for more. This lesson adds those pieces one at a time and
-checks every result against a formula.
+checks every result against a formula or a loop.
 """
 
 # %%
@@ -20,7 +20,9 @@ checks every result against a formula.
 #
 # In that style, ``Tanh.setup_context`` saves the output, since
 # :math:`\tanh'(x) = 1 - \tanh(x)^2`. What ``vmap`` adds is a rule for
-# batching the Function. ``generate_vmap_rule = True`` lets ``vmap`` batch it
+# batching the Function; without one, as in ``TanhNoVmapRule``, it refuses the
+# Function (:ref:`lesson 06 <lesson-extending-rules>` shows the error).
+# ``generate_vmap_rule = True`` lets ``vmap`` batch it
 # by running its methods under ``vmap`` themselves, which works when they use
 # only PyTorch operations that ``vmap`` can batch: no NumPy (shown below), no
 # ``.item()``, no ``if`` on a tensor's value.
@@ -58,13 +60,6 @@ torch.manual_seed(0)
 batch = torch.randn(5, 3, dtype=torch.float64)
 batched = func.vmap(Tanh.apply)(batch)
 assert torch.allclose(batched, torch.stack([Tanh.apply(row) for row in batch]))
-try:
-    func.vmap(TanhNoVmapRule.apply)(batch)
-    message = ""
-except RuntimeError as error:
-    message = str(error)
-print("without a vmap rule:", message.split(" Please override")[0])
-assert "does not have vmap support" in message
 
 # %%
 # ``vmap(grad(...))`` gives one gradient per example. Each row :math:`a_i` of
@@ -98,8 +93,8 @@ print("grad(grad(tanh)):", d2)
 assert torch.allclose(d2, -2 * t * (1 - t**2))
 
 # %%
-# Hessians need a jvp and a vmap rule
-# -----------------------------------
+# ``hessian`` and ``jacfwd`` need a ``jvp`` and a vmap rule
+# ---------------------------------------------------------
 #
 # For :math:`L(x) = \sum_i \tanh(Ax)_i`, with :math:`y = \tanh(Ax)`,
 #
@@ -108,9 +103,10 @@ assert torch.allclose(d2, -2 * t * (1 - t**2))
 #    H = A^\top \operatorname{diag}\left( -2 y (1 - y^2) \right) A.
 #
 # ``jacrev(jacrev(L))`` uses reverse mode twice. It calls the Function outside
-# ``vmap`` and runs only the backward pass under ``vmap``, where the
-# operations of ``backward`` are batched like any others: it needs neither a
-# ``jvp`` nor a vmap rule, and works for ``TanhNoVmapRule``. ``hessian`` is
+# ``vmap`` and runs only the backward pass under ``vmap`` (unless called with
+# ``chunk_size=1``, which loops over the rows of the Jacobian instead), where
+# the operations of ``backward`` are batched like any others: it needs neither
+# a ``jvp`` nor a vmap rule, and works for ``TanhNoVmapRule``. ``hessian`` is
 # ``jacfwd(jacrev(L))``: its outer ``jacfwd`` runs the inner computation in
 # forward mode (:ref:`lesson 08 <lesson-forward-mode>`), which needs a
 # ``jvp``, and pushes all the directions of a basis through it at once under
@@ -186,7 +182,8 @@ assert "implement the jvp function" in result_or_error(func.jacfwd, Tanh)
 # of :ref:`lesson 05 <lesson-untracked-backward>` does. ``jacrev`` then calls
 # ``TanhGrad`` under ``vmap``, so ``TanhGrad`` needs a vmap rule (a
 # hand-written one if it uses NumPy, as the next section shows);
-# ``grad(grad(...))``, which uses no ``vmap``, works without one.
+# ``grad(grad(...))``, which uses no ``vmap``, works without one, and so does
+# ``jacrev`` with ``chunk_size=1``.
 
 
 class TanhGrad(torch.autograd.Function):
@@ -218,6 +215,66 @@ print("jacrev(jacrev), backward calls TanhGrad:", calls)
 assert "vmap over TanhGrad," in calls
 t0 = torch.tanh(points[0])
 assert torch.allclose(func.grad(func.grad(TanhCallsGrad.apply))(points[0]), -2 * t0 * (1 - t0**2))
+chunked = result_or_error(
+    lambda f: func.jacrev(func.jacrev(f, chunk_size=1), chunk_size=1), TanhCallsGrad
+)
+assert torch.allclose(chunked, H_formula)
+
+# %%
+# ``hessian`` and ``jacfwd(jacrev(L))`` ask more of ``TanhGrad``: their outer
+# ``jacfwd`` runs the whole backward pass, ``TanhGrad`` included, in forward
+# mode under ``vmap``. So ``TanhGrad`` needs what the Function that calls it
+# needs: a ``jvp`` and a vmap rule of its own. ``TanhGradWithJvp`` adds both.
+# Its ``jvp`` differentiates :math:`b(g, y) = g (1 - y^2)` with respect to both
+# inputs, :math:`\dot g (1 - y^2) - 2 g y \dot y`, so ``setup_context`` passes
+# both inputs to ``ctx.save_for_forward``. With the generated rule but no
+# ``jvp``, as in ``TanhGradNoJvp``, ``hessian`` fails with an opaque
+# ``AssertionError`` instead of the clear message about ``jvp`` seen above.
+
+
+class TanhGradNoJvp(TanhGrad):
+    generate_vmap_rule = True
+
+
+class TanhGradWithJvp(TanhGradNoJvp):
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+        ctx.save_for_forward(*inputs)
+
+    @staticmethod
+    def jvp(ctx, grad_out_tangent, y_tangent):
+        grad_out, y = ctx.saved_tensors
+        return grad_out_tangent * (1 - y * y) - 2 * grad_out * y * y_tangent
+
+
+class TanhWithJvpCallsGrad(TanhWithJvp):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return TanhGradWithJvp.apply(grad_out, y)
+
+
+class TanhWithJvpCallsGradNoJvp(TanhWithJvp):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return TanhGradNoJvp.apply(grad_out, y)
+
+
+def jacfwd_jacrev(f):
+    return func.jacfwd(func.jacrev(f))
+
+
+for transform in (func.hessian, jacfwd_jacrev):
+    assert torch.allclose(result_or_error(transform, TanhWithJvpCallsGrad), H_formula)
+try:
+    result_or_error(func.hessian, TanhWithJvpCallsGradNoJvp)
+    message = ""
+except AssertionError as error:
+    message = f"AssertionError: {error}"
+print("hessian, TanhGrad with a vmap rule but no jvp:", message)
+assert "flat_bdims must not be None" in message
 
 # %%
 # Your own vmap rule
@@ -308,23 +365,30 @@ assert torch.allclose(H, A.T @ torch.diag(s * (1 - s)) @ A)
 print("grad(grad(softplus)) and hessian match their formulas")
 
 # %%
-# Checking every Function
-# -----------------------
+# Checking the Functions
+# ----------------------
 #
-# ``check_forward_ad=True`` tests ``jvp`` against finite differences, and
-# ``check_fwd_over_rev=True`` the tangent of ``backward``'s result
-# (:ref:`lesson 08 <lesson-forward-mode>`). ``check_batched_grad=True`` and
-# ``check_batched_forward_grad=True`` batch the gradients that ``backward``
-# receives and the tangents that ``jvp`` receives, with an older prototype
-# ``vmap``; they never batch the Function itself, so they do not test its vmap
-# rule. ``NumpySoftplusGenerated``, whose generated rule failed above, passes
-# all four. Test a vmap rule as this lesson does: compare ``vmap`` with a loop.
+# The loop below runs :func:`~torch.autograd.gradcheck` and
+# :func:`~torch.autograd.gradgradcheck` on the Functions of this lesson, all
+# but ``NumpySoftplusBothRules``. It gives ``TanhGrad`` an incoming gradient
+# that varies, which ``grad(grad(...))`` above, starting from a constant 1,
+# never did. Besides the forward-mode checks of
+# :ref:`lesson 08 <lesson-forward-mode>`, it turns on
+# ``check_batched_grad=True`` and ``check_batched_forward_grad=True``. These
+# batch the gradients that ``backward`` receives and the tangents that ``jvp``
+# receives, with an older prototype ``vmap``; they never batch the Function
+# itself, so they do not test its vmap rule: ``NumpySoftplusGenerated``,
+# whose generated rule failed above, passes gradcheck and gradgradcheck with
+# all these options. Test a vmap rule as this lesson does: compare ``vmap``
+# with a loop.
 
 from torch.autograd import gradcheck, gradgradcheck
 
 
-def check(function, has_jvp):
-    inputs = (torch.randn(3, 2, dtype=torch.float64, requires_grad=True),)
+def check(function, has_jvp, n_inputs=1):
+    inputs = tuple(
+        torch.randn(3, 2, dtype=torch.float64, requires_grad=True) for _ in range(n_inputs)
+    )
     first = gradcheck(
         function.apply,
         inputs,
@@ -338,8 +402,20 @@ def check(function, has_jvp):
     return first and second
 
 
-for function, has_jvp in [(Tanh, False), (TanhWithJvp, True), (NumpySoftplus, True)]:
-    assert check(function, has_jvp)
+for function, has_jvp, n_inputs in [
+    (Tanh, False, 1),
+    (TanhNoVmapRule, False, 1),
+    (TanhWithJvp, True, 1),
+    (TanhWithJvpNoVmapRule, True, 1),
+    (TanhGrad, False, 2),
+    (TanhCallsGrad, False, 1),
+    (TanhGradNoJvp, False, 2),
+    (TanhGradWithJvp, True, 2),
+    (TanhWithJvpCallsGrad, True, 1),
+    (TanhWithJvpCallsGradNoJvp, False, 1),
+    (NumpySoftplus, True, 1),
+]:
+    assert check(function, has_jvp, n_inputs)
     print(f"{function.__name__}: gradcheck and gradgradcheck pass")
 assert check(NumpySoftplusGenerated, True)
 print("NumpySoftplusGenerated passes too, with a vmap rule that fails")
@@ -357,9 +433,12 @@ print("NumpySoftplusGenerated passes too, with a vmap rule that fails")
 # * ``grad(grad(f))`` and ``jacrev(jacrev(f))`` need, beyond that style, only a
 #   correct ``backward``: no ``jvp``, and no vmap rule for the Function unless
 #   they run under ``vmap`` themselves. ``jacrev`` runs ``backward`` under
-#   ``vmap``, though, so a Function that ``backward`` calls needs one.
+#   ``vmap``, though (unless called with ``chunk_size=1``), so for it
+#   ``backward`` must use operations that ``vmap`` can batch, and a Function
+#   that ``backward`` calls needs a vmap rule.
 # * ``hessian`` and ``jacfwd`` run forward mode under ``vmap``: they need a
-#   ``jvp`` (with ``ctx.save_for_forward``) and a vmap rule.
+#   ``jvp`` (with ``ctx.save_for_forward``) and a vmap rule. For ``hessian``
+#   and ``jacfwd(jacrev(f))``, so does every Function that ``backward`` calls.
 # * gradcheck's batched options do not test a vmap rule; compare ``vmap`` with
 #   a loop.
 #

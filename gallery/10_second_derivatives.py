@@ -43,12 +43,10 @@ derivative.
 #    f'(x) = 1 - y^2
 #
 # So it saves the output (pattern 2). In both cases ``backward`` computes the
-# exact derivative times the incoming gradient, with differentiable PyTorch
-# operations on a saved input or output, so autograd differentiates it
-# correctly with respect to both the incoming gradient and :math:`x`, which
-# the saved tensor is or depends on (the model of
-# :ref:`lesson 01 <backward-as-a-function>`), and the result again at the
-# next order: the third order is checked below.
+# exact derivative times the incoming gradient with differentiable PyTorch
+# operations on a saved input or output, so autograd can differentiate it
+# again (:ref:`the model of lesson 01 <backward-as-a-function>`); the third
+# order is checked below.
 
 import torch
 import torch.nn.functional as F
@@ -166,11 +164,13 @@ assert torch.allclose(hv, hv_builtin)
 #
 # The second call works because, with ``create_graph=True``, autograd also
 # recorded the graph that computed :math:`g`. Drawn for a tiny case (three
-# inputs through ``SmoothReLU`` and a squared loss), it holds the operations
-# of ``SmoothReLU.backward`` (``SigmoidBackward0`` and the ``MulBackward0``
-# that makes ``g``) and the node ``SmoothReLUBackward`` of the forward pass,
-# and every path starts at ``x``. The second backward walks it from
-# :math:`g` back to ``x``. ``node_names`` is the helper of
+# inputs through ``SmoothReLU`` and a squared loss :math:`y^2`), it holds the
+# operations of ``SmoothReLU.backward`` (``SigmoidBackward0`` and the
+# ``MulBackward0`` that makes ``g``) and those of the loss's backward, which
+# computes the incoming gradient :math:`2y`. That gradient reaches ``x``
+# through ``SmoothReLUBackward``, the sigmoid reaches it directly: the
+# result depends on both, and the second backward walks both from :math:`g`
+# back to ``x``. ``node_names`` is the helper of
 # :ref:`lesson 03 <lesson-saving-intermediates>`.
 
 from torchviz import make_dot
@@ -194,6 +194,11 @@ def node_names(node):
 print("nodes in the graph of g:", sorted(node_names(g_tiny.grad_fn)))
 assert type(g_tiny.grad_fn).__name__ == "MulBackward0"
 assert {"SigmoidBackward0", "SmoothReLUBackward"} <= node_names(g_tiny.grad_fn)
+incoming, sigmoid = (node for node, _ in g_tiny.grad_fn.next_functions)
+assert type(sigmoid).__name__ == "SigmoidBackward0"
+assert "SmoothReLUBackward" in node_names(incoming)
+assert "SmoothReLUBackward" not in node_names(sigmoid)
+assert all(node.variable is x_tiny for node, _ in sigmoid.next_functions)
 
 make_dot(g_tiny, params={"x": x_tiny, "g": g_tiny})
 
@@ -256,7 +261,12 @@ print(critic)
 # ``create_graph=True``, and returns the mean of
 # :math:`\left( \|\nabla D\|_2 - 1 \right)^2`. One call on the sum of the
 # scores gives every point's own gradient, since each score depends only on
-# its own point.
+# its own point. It works for samples of any shape, single numbers included:
+# ``mix`` holds one number per sample, broadcast over the sample's other
+# dimensions, and the norm is taken over each flattened sample. On a batch of
+# small images it matches a loop over the samples, one at a time; on a batch
+# of numbers, with the sine as the critic, it matches the penalty computed
+# from the cosine.
 
 torch.manual_seed(2)
 real = 0.5 * torch.randn(64, 2, dtype=torch.float64) + 2.0
@@ -264,11 +274,38 @@ fake = torch.randn(64, 2, dtype=torch.float64)
 
 
 def gradient_penalty(critic, real, fake):
-    mix = torch.rand(real.shape[0], 1, dtype=real.dtype)
+    ones = [1] * (real.dim() - 1)
+    mix = torch.rand(real.shape[0], *ones, dtype=real.dtype, device=real.device)
     x_hat = (mix * real + (1 - mix) * fake).requires_grad_(True)
     score = critic(x_hat).sum()
     (grad_x_hat,) = torch.autograd.grad(score, x_hat, create_graph=True)
-    return ((grad_x_hat.norm(2, dim=1) - 1) ** 2).mean()
+    return ((grad_x_hat.reshape(len(grad_x_hat), -1).norm(2, dim=1) - 1) ** 2).mean()
+
+
+torch.manual_seed(7)
+images_real, images_fake = torch.randn(2, 8, 3, 8, 8, dtype=torch.float64)
+image_critic = nn.Sequential(
+    nn.Flatten(), nn.Linear(3 * 8 * 8, 16), SmoothReLULayer(), nn.Linear(16, 1)
+).double()
+torch.manual_seed(8)
+batched = gradient_penalty(image_critic, images_real, images_fake)
+torch.manual_seed(8)
+mixes = torch.rand(8, dtype=torch.float64)  # the same numbers as in the call above
+one_at_a_time = []
+for m, r, f in zip(mixes, images_real, images_fake, strict=True):
+    x_hat = (m * r + (1 - m) * f).unsqueeze(0).requires_grad_(True)
+    (grad_x_hat,) = torch.autograd.grad(image_critic(x_hat).sum(), x_hat)
+    one_at_a_time.append((grad_x_hat.norm() - 1) ** 2)
+one_at_a_time = torch.stack(one_at_a_time).mean()
+print(f"images: batched {batched.item():.6f}, one at a time {one_at_a_time.item():.6f}")
+assert torch.allclose(batched, one_at_a_time)
+
+torch.manual_seed(9)
+numbers_real, numbers_fake = torch.randn(2, 8, dtype=torch.float64)
+torch.manual_seed(8)
+numbers = gradient_penalty(torch.sin, numbers_real, numbers_fake)
+x_hat = mixes * numbers_real + (1 - mixes) * numbers_fake  # the same mixes
+assert torch.allclose(numbers, ((torch.cos(x_hat).abs() - 1) ** 2).mean())
 
 
 # %%

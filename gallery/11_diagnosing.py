@@ -71,17 +71,19 @@ assert message.startswith(MISMATCH)
 assert not any(analytical_entries(message))
 
 # %%
-# * **output 0** is the first gradient ``backward`` returns that is not
-#   ``None`` and carries a graph (the others are skipped, a blind spot shown
-#   below): here the gradient for ``x``. **input 0** is ``x``: the inputs
-#   that require grad are counted first, then the output gradients that do,
-#   so ``input 1`` is :math:`v`. The check stops at the first pair that
+# * **output 0** is the first gradient ``backward`` returns, for an input that
+#   requires grad, that is not ``None`` and has a graph (the others are
+#   skipped, a blind spot shown below): here the gradient for ``x``.
+#   **input 0** is ``x``: the inputs that require grad are counted first,
+#   then the output gradients that do, so ``input 1`` is :math:`v`. The check stops at the first pair that
 #   disagrees.
 # * **numerical** is the Jacobian of that result by finite differences, one
 #   row per entry of the input. Here it is diagonal, with :math:`v f''(x)`.
 # * **analytical** is the same Jacobian through the graph that ``backward``
 #   recorded. **All zeros** means the result is cut off from the input: look
-#   for ``.detach()``, a tensor kept on ``ctx``, part of ``backward`` under
+#   for ``.detach()``, a tensor kept on ``ctx``, an intermediate of
+#   ``forward`` saved with ``save_for_backward``
+#   (:ref:`lesson 04 <lesson-ctx-mistake>`), part of ``backward`` under
 #   ``torch.no_grad()``, or
 #   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
 #   on ``backward``, whose own error does not always fire
@@ -108,12 +110,15 @@ assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 
 # %%
 # Other failures read differently. "Numerical gradient for function expected
-# to be zero" means that no gradient ``backward`` returns has a graph: code
-# outside PyTorch (:ref:`lesson 05 <lesson-untracked-backward>`), a backward
-# run wholly under ``torch.no_grad()``, or results all detached. A
+# to be zero" means that no gradient for an input that requires grad has a
+# graph: code outside PyTorch (:ref:`lesson 05 <lesson-untracked-backward>`),
+# a backward run wholly under ``torch.no_grad()``, results all detached, or
+# a ``backward`` marked ``@once_differentiable`` when the output gradients
+# passed as ``grad_outputs`` do not require grad (shown below). A
 # "Jacobian mismatch" whose analytical side is *not* zero means ``backward``
-# is tracked but part of it is cut off or wrong; that is what one broken
-# Function inside a model looks like, below. A built-in operator in
+# is tracked but part of it is cut off or wrong, or that other Functions
+# checked with it add second derivatives of their own (the model below). A
+# built-in operator in
 # ``backward`` whose own backward has no derivative raises PyTorch's error
 # instead (:ref:`lesson 15 <error-index-builtins>`).
 #
@@ -125,10 +130,13 @@ assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 #   (:ref:`lesson 01 <lesson-saving-inputs>`). ``Square`` is the easy case:
 #   its central difference is exact at any step, so a larger ``eps`` alone
 #   (``1e-3``) makes it pass, and the default tolerances still catch a
-#   backward that is half a percent off. For the sum of cubes of 50 numbers,
-#   a larger step adds an error of its own (about :math:`\epsilon^2`), and no
-#   step from ``1e-6`` to ``1e-1`` passes at the default tolerances; there,
-#   loosen ``atol`` only as far as a deliberately wrong backward still fails.
+#   backward that is half a percent off. The sum of cubes of 50 numbers is
+#   large: the ``float32`` rounding of the sum, divided by the step, is the
+#   larger error up to ``eps=1e-3``, and at ``1e-1`` the error of the central
+#   difference on a cube, :math:`\epsilon^2`, is. No step from ``1e-6``
+#   to ``1e-1`` passes at the default tolerances, while the cube of one
+#   number passes at ``1e-3``. There, loosen ``atol`` only as far as a
+#   deliberately wrong backward still fails.
 #   In ``float64`` the defaults work for both.
 
 
@@ -189,6 +197,18 @@ x32, x32_50 = torch.randn(4, 3).requires_grad_(), torch.randn(50).requires_grad_
 square32 = {eps: correct_and_wrong(squares, x32, eps=eps) for eps in (1e-6, 1e-3)}
 cube32 = {eps: correct_and_wrong(cubes, x32_50, eps=eps) for eps in (1e-6, 1e-4, 1e-3, 1e-2, 1e-1)}
 cube32_loose = correct_and_wrong(cubes, x32_50, eps=1e-2, atol=1e-3)
+one_cube32 = correct_and_wrong(cubes, x32_50[:1].detach().requires_grad_(), eps=1e-3)
+
+
+def rounding_error(x, eps):
+    """How far float32 central differences of the sum of cubes are from exact ones."""
+    steps = eps * torch.eye(x.numel())
+    differences = ((x + steps) ** 3).sum(1) - ((x - steps) ** 3).sum(1)
+    exact = 3 * x.double() ** 2 + eps**2  # a cube's central difference, in exact arithmetic
+    return (differences.double() / (2 * eps) - exact).abs().max().item()
+
+
+rounding = {eps: rounding_error(x32_50.detach(), eps) for eps in cube32}
 float64 = [
     correct_and_wrong(squares, as_float64(x32)),
     correct_and_wrong(cubes, as_float64(x32_50)),
@@ -196,10 +216,14 @@ float64 = [
 print("float32, square, correct and wrong, by eps:", square32)
 print("float32, cubes, correct and wrong, by eps:", cube32)
 print("float32, cubes, eps=1e-2 and atol=1e-3:", cube32_loose)
+print("float32, the cube of one number, eps=1e-3:", one_cube32)
+print("rounding error, by eps:", {eps: f"{error:.0e}" for eps, error in rounding.items()})
 print("float64, both, correct and wrong, defaults:", float64)
 assert square32 == {1e-6: [False, False], 1e-3: [True, False]}
 assert all(verdict == [False, False] for verdict in cube32.values())
 assert cube32_loose == [True, False]
+assert one_cube32 == [True, False]
+assert all(rounding[eps] > eps**2 for eps in (1e-6, 1e-4, 1e-3)) and rounding[1e-1] < 1e-1**2
 assert float64 == [[True, False], [True, False]]
 
 # %%
@@ -284,11 +308,13 @@ assert gradcheck(TwiceNoMaterialize.apply, (x,), check_undefined_grad=False)
 
 
 class LinearFunction(torch.autograd.Function):
-    """x @ weight.T + bias, for a batch of rows x; bias broadcasts against the result."""
+    """x @ weight.T + bias, for a batch of rows x; a bias of at most 2 dimensions
+    broadcasts against the result (one with more would add dimensions to it)."""
 
     @staticmethod
     def forward(ctx, x, weight, bias):
         assert x.dim() == 2, "LinearFunction takes a batch of rows"
+        assert bias.dim() <= 2, "the bias must not add dimensions to the result"
         ctx.save_for_backward(x, weight)
         ctx.bias_shape = bias.shape
         return x @ weight.T + bias
@@ -367,7 +393,8 @@ model = nn.Sequential(
 # %%
 # :func:`~torch.autograd.gradgradcheck` on the whole model fails, but its
 # message names only the model's input and output, and the analytical side is
-# not zero: the other layers contribute to it.
+# not zero: the tanh's own second derivative contributes to it. The first two
+# layers alone, the linear map and the softplus, give all zeros.
 
 x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
 assert gradcheck(model, (x,))
@@ -378,6 +405,13 @@ except GradcheckError as error:
     message = str(error)
     print(message)
 assert message.startswith(MISMATCH) and any(analytical_entries(message))
+try:
+    gradgradcheck(model[:2], (x,))
+    first_two = ""
+except GradcheckError as error:
+    first_two = str(error)
+print("first two layers, analytical side all zeros:", not any(analytical_entries(first_two)))
+assert first_two.startswith(MISMATCH) and not any(analytical_entries(first_two))
 
 # %%
 # Technique 1: check each module on its own
@@ -429,10 +463,13 @@ assert check_module(model.softplus, in_features["softplus"]) == [True, False]
 # after the Function plus ``Backward``. A hook registered on it with
 # ``register_hook`` receives the gradients its backward returned and the ones
 # it received. Under ``create_graph=True``, the result of a healthy backward
-# of a nonlinear Function depends on what it saved, so it leads back to a leaf
-# of the forward pass (``x`` or a parameter); a broken one only scales the
-# incoming gradient, so every path from its result stops at the node of that
-# gradient, or there is no path at all.
+# of a Function whose derivative is not piecewise constant depends on what it
+# saved, so it leads back to a leaf of the forward pass (``x`` or a
+# parameter); a broken one only scales the incoming gradient, so every path
+# from its result stops at the node of that gradient, or there is no path at
+# all. Autograd runs only the nodes on a path to the tensors passed as
+# ``inputs``: pass every tensor the second derivative is taken with respect
+# to, parameters included.
 
 from functools import partial
 
@@ -468,7 +505,7 @@ def reaches_a_leaf(tensors, stop_nodes, leaves):
 
 
 def connected_backwards(output, inputs):
-    """For each custom Function: did its backward's result reach a leaf?"""
+    """For each custom Function on a path to inputs: did its backward's result reach a leaf?"""
     nodes = graph_nodes(output)
     leaves = [node.variable for node in nodes if hasattr(node, "variable")]
     connected = {}
@@ -490,9 +527,16 @@ def connected_backwards(output, inputs):
 
 
 x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
-connected = connected_backwards(model(x), x)
+connected = connected_backwards(model(x), (x, *model.parameters()))
 print(connected)
 assert [name for name, ok in connected.items() if not ok] == ["SoftplusFunctionBackward"]
+
+w = torch.randn(3, 3, dtype=torch.float64, requires_grad=True)
+on_weight = TanhFunction.apply(x @ SoftplusFunction.apply(w))  # the broken softplus on a weight
+only_x, with_w = connected_backwards(on_weight, x), connected_backwards(on_weight, (x, w))
+print("inputs x:", only_x, "| inputs x and w:", with_w)
+assert only_x == {"TanhFunctionBackward": True}
+assert with_w == {"TanhFunctionBackward": True, "SoftplusFunctionBackward": False}
 
 # %%
 # Only the leaves of the forward pass count. When the incoming gradient
@@ -529,10 +573,28 @@ once = connected_backwards(out, x)
 print(once)
 assert once == {"TanhFunctionBackward": True, "SoftplusOnceBackward": False}
 
+# With output gradients that do not require grad, there is no Error node
+# either: the results have no graph, and the check says "expected to be zero".
+try:
+    gradgradcheck(SoftplusOnce.apply, (x,), grad_outputs=(torch.randn_like(x),))
+    once_line = ""
+except GradcheckError as error:
+    once_line = str(error)
+print("grad_outputs not requiring grad:", once_line)
+assert once_line == "Numerical gradient for function expected to be zero"
+try:
+    gradgradcheck(SoftplusOnce.apply, (x,))
+    once_default = ""
+except GradcheckError as error:
+    once_default = str(error)
+assert once_default.startswith(MISMATCH) and not any(analytical_entries(once_default))
+
 # %%
 # The walk has blind spots. A Function whose backward rightly uses nothing
-# that leads to a leaf (one linear in its input, or one whose saved tensors
-# require no grad) is flagged too, so a flagged node is a suspect to confirm
+# that leads to a leaf (one linear in its input, one that uses its saved
+# tensors only through comparisons or indices, such as a ReLU or a max
+# pooling, or one whose saved tensors require no grad) is flagged too, so a
+# flagged node is a suspect to confirm
 # with :func:`~torch.autograd.gradgradcheck`. Worse, a backward that cuts only
 # one of two saved tensors still reaches a leaf through the other and passes
 # the walk: a clean walk proves nothing.
@@ -571,18 +633,34 @@ class TimesTwo(torch.autograd.Function):
         return 2 * grad_out
 
 
+class ReLUFunction(torch.autograd.Function):
+    """Saves its input, but its backward uses it only through a comparison."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * (x > 0)
+
+
 assert connected_backwards(TimesTwo.apply(x), x) == {"TimesTwoBackward": False}
 assert gradgradcheck(TimesTwo.apply, (x,))
+assert connected_backwards(ReLUFunction.apply(x), x) == {"ReLUFunctionBackward": False}
+assert gradgradcheck(ReLUFunction.apply, (x,))
 
 # %%
 # :func:`~torch.autograd.gradgradcheck` has a blind spot too: it checks only
 # the gradients that have a graph. ``ScaleGradDetached`` detaches the whole
 # gradient for ``x``, and passes both the check and the walk; the check fails
 # ("expected to be zero") only when ``w`` does not require grad, so that no
-# gradient has a graph. A direct test catches it: under
-# ``create_graph=True``, with an output gradient that requires grad, every
-# gradient that ``backward`` returns should require grad too (unless it is
-# zero by design).
+# gradient for an input that requires grad has a graph. A direct test catches
+# it: under ``create_graph=True``, with an output gradient that requires
+# grad, every gradient that ``backward`` returns should require grad too
+# (unless it is zero by design).
 
 
 class ScaleGradDetached(ScaleFunction):
@@ -616,20 +694,70 @@ assert gradients_with_graph(ScaleFunction, x, w_half) == [True, True]
 assert gradients_with_graph(ScaleGradDetached, x, w_half) == [False, True]
 
 # %%
-# One more clue: the tensors that ``forward`` kept as attributes of ``ctx``
-# can be read from the node
-# (:ref:`rule 4 in lesson 06 <lesson-extending-rules>`). Only the softplus has
-# one.
+# One more clue: the node is the ``ctx`` of its Function
+# (:ref:`lesson 06 <lesson-extending-rules>`), so the tensors that ``forward``
+# kept as its attributes can be read from it, and so can its
+# ``saved_tensors``. A saved input comes back as the input itself, which
+# requires grad only if that input does: a frozen weight, a buffer or a
+# target does not, and is no clue. A saved output requires grad when any
+# input does. Any other saved tensor was computed in ``forward``, where
+# autograd records nothing, so it requires no grad: a mask or indices, which
+# are safe (:ref:`lesson 04 <safe-intermediates>`), or an intermediate, which
+# cuts the second derivative like an attribute. So the clue is a saved tensor
+# that is not one of the inputs and requires no grad, while some input does.
+# In the model only the softplus keeps a tensor attribute.
+# ``SoftplusSavesSigmoid`` saves its sigmoid with ``save_for_backward``
+# instead: no attribute, an untracked saved tensor, and an all-zero
+# analytical side.
 
-kept = {
-    type(node).__name__: [k for k, v in vars(node).items() if isinstance(v, torch.Tensor)]
-    for node in graph_nodes(model(x))
-    if isinstance(node, BackwardCFunction)
-}
+
+class SoftplusSavesSigmoid(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, z):
+        ctx.save_for_backward(torch.sigmoid(z))  # the mistake: an intermediate
+        return torch.nn.functional.softplus(z)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (sigmoid,) = ctx.saved_tensors
+        return grad_out * sigmoid
+
+
+def clues(output, inputs):
+    """Tensor attributes of output's custom node, and how many of its saved
+    tensors are not among the inputs and require no grad."""
+    node = output.grad_fn
+    attributes = [k for k, v in vars(node).items() if isinstance(v, torch.Tensor)]
+    computed = [t for t in node.saved_tensors if not any(t is i for i in inputs)]
+    return attributes, sum(not t.requires_grad for t in computed)
+
+
+kept = {}
+h = x
+for layer in model:
+    out = layer(h)
+    kept[type(out.grad_fn).__name__] = clues(out, (h, *layer.params))
+    h = out
+kept["SoftplusSavesSigmoidBackward"] = clues(SoftplusSavesSigmoid.apply(x), (x,))
 print(kept)
-assert {name: keys for name, keys in kept.items() if keys} == {
-    "SoftplusFunctionBackward": ["sigmoid"]
+assert {name: found for name, found in kept.items() if found != ([], 0)} == {
+    "SoftplusFunctionBackward": (["sigmoid"], 0),
+    "SoftplusSavesSigmoidBackward": ([], 1),
 }
+# A frozen weight is saved as an input that requires no grad: no clue, and
+# gradgradcheck passes. Counting every saved tensor that requires no grad
+# would have flagged it.
+w_frozen = w_half.detach()
+scale_frozen = ScaleFunction.apply(x, w_frozen)
+assert clues(scale_frozen, (x, w_frozen)) == ([], 0)
+assert sum(not t.requires_grad for t in scale_frozen.grad_fn.saved_tensors) == 1
+assert gradgradcheck(ScaleFunction.apply, (x, w_frozen))
+try:
+    gradgradcheck(SoftplusSavesSigmoid.apply, (x,))
+    saved_message = ""
+except GradcheckError as error:
+    saved_message = str(error)
+assert saved_message.startswith(MISMATCH) and not any(analytical_entries(saved_message))
 
 # %%
 # Seeing the cut
@@ -695,9 +823,10 @@ make_dot((grad_x, x, out), params=labels)
 # -------
 #
 # * In a :func:`~torch.autograd.gradgradcheck` message, "output" counts the
-#   gradients that ``backward`` returns with a graph, and "input" the inputs
-#   that require grad, then the output gradients. An all-zero analytical side
-#   means a cut: ``.detach()``, ``ctx`` attributes, ``torch.no_grad()``,
+#   gradients that have a graph, among those for inputs that require grad,
+#   and "input" those inputs, then the output gradients. An all-zero
+#   analytical side means a cut: ``.detach()``, ``ctx`` attributes, an
+#   intermediate passed to ``save_for_backward``, ``torch.no_grad()``,
 #   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`.
 # * Test in ``float64``. In ``float32``, try a larger ``eps`` first, and
 #   loosen ``atol`` or ``rtol`` only as far as a deliberately wrong

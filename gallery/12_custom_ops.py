@@ -85,10 +85,15 @@ assert torch.allclose(second, -torch.sin(x))
 #
 # If the backward calls another NumPy operator, ``numpy_cos``, that has no
 # gradient of its own, the second derivative is lost, as in
-# :ref:`lesson 05 <lesson-untracked-backward>`. One thing is better than with
-# a :class:`torch.autograd.Function`: in reverse mode, an operator without a
-# registered gradient is never silently treated as a constant. A backward pass
-# that reaches it stops, whichever way the second derivative is asked for.
+# :ref:`lesson 05 <lesson-untracked-backward>`. How it is lost depends on how
+# the backward reaches NumPy, and is the same whether a
+# :class:`torch.autograd.Function` or a custom operator holds that backward.
+# NumPy called directly is silently a constant, or an error (lesson 05 shows
+# when). NumPy wrapped as an operator
+# without a registered gradient is never silently a constant in reverse mode:
+# the operator's backward raises, so a backward pass that reaches it stops,
+# whichever way the second derivative is asked for. Here it stops both for a
+# custom operator and for a Function whose backward calls ``numpy_cos``:
 
 
 @torch.library.custom_op("dbw::numpy_cos", mutates_args=())
@@ -115,7 +120,24 @@ numpy_sin_untracked.register_autograd(
     lambda ctx, grad_out: grad_out * numpy_cos(ctx.saved_tensors[0]), setup_context=save_input
 )
 
-assert gradcheck(numpy_sin_untracked, (x,))
+
+class SinFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return torch.sin(x)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * numpy_cos(x)
+
+
+assert gradcheck(numpy_sin_untracked, (x,)) and gradcheck(SinFunction.apply, (x,))
 
 
 def second_passes():
@@ -126,14 +148,15 @@ def second_passes():
 
 
 messages = []
-for second_pass in second_passes():
-    (grad_x,) = torch.autograd.grad(numpy_sin_untracked(x).sum(), x, create_graph=True)
-    try:
-        second_pass(grad_x)
-    except RuntimeError as error:
-        messages.append(str(error))
+for sin in (numpy_sin_untracked, SinFunction.apply):
+    for second_pass in second_passes():
+        (grad_x,) = torch.autograd.grad(sin(x).sum(), x, create_graph=True)
+        try:
+            second_pass(grad_x)
+        except RuntimeError as error:
+            messages.append(str(error))
 print("RuntimeError:", messages[0])
-assert len(messages) == 3 and all("no autograd formula was registered" in m for m in messages)
+assert len(messages) == 6 and all("through dbw.numpy_cos.default but no" in m for m in messages)
 
 # %%
 # The cure: the inner operator gets a gradient too
@@ -142,7 +165,7 @@ assert len(messages) == 3 and all("no autograd formula was registered" in m for 
 # As in :ref:`pattern 4 <lesson-untracked-backward>`, the operator used by
 # the backward gets its own gradient,
 # :math:`\cos'(x) = -\sin(x)`. Written with ``numpy_sin``, which has a
-# gradient, every higher derivative is covered.
+# gradient, every higher derivative is covered, for ``SinFunction`` too.
 
 
 def cos_backward(ctx, grad_out):
@@ -152,7 +175,7 @@ def cos_backward(ctx, grad_out):
 
 numpy_cos.register_autograd(cos_backward, setup_context=save_input)
 
-assert gradgradcheck(numpy_sin_untracked, (x,))
+assert gradgradcheck(numpy_sin_untracked, (x,)) and gradgradcheck(SinFunction.apply, (x,))
 (grad_x,) = torch.autograd.grad(numpy_sin_untracked(x).sum(), x, create_graph=True)
 (second,) = torch.autograd.grad(grad_x.sum(), x, create_graph=True)
 (third,) = torch.autograd.grad(second.sum(), x)
@@ -229,21 +252,41 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #        ``jacfwd`` silently give a zero tangent; ``vmap`` runs it, through a
 #        slow fallback unless ``register_vmap`` gives it a rule
 #    * - Double backward
-#      - ``backward`` in PyTorch operations
-#      - ``backward`` in operators that have a gradient
-#    * - A backward that leaves PyTorch
-#      - silently constant, or an error
-#      - an error if it calls an operator without a gradient; if it calls
-#        NumPy itself, as for a Function
+#      - ``backward`` made of operations that have a gradient
+#      - ``backward`` made of operations that have a gradient
 #    * - Tests
 #      - :func:`~torch.autograd.gradcheck`, :func:`~torch.autograd.gradgradcheck`
 #      - the same, plus :func:`~torch.library.opcheck`
 #
-# The :mod:`torch.func` row, checked on this build's PyTorch. The transforms
-# that differentiate in reverse mode refuse the operator, with the message of
-# a Function without ``setup_context``: ``register_autograd`` wraps the
-# gradient in a Function whose ``forward`` takes ``ctx``. Forward mode gives
-# zeros:
+# The :mod:`torch.func` row, checked on this build's PyTorch. Forward mode
+# gives zeros, and a dual tensor of ``torch.autograd.forward_ad``
+# (:ref:`lesson 08 <lesson-forward-mode>`) comes out with no tangent at all,
+# with no error either:
+
+import torch.autograd.forward_ad as fwAD
+
+ones = torch.ones_like(x)
+with warnings.catch_warnings():
+    # PyTorch's own deprecation note when forward mode first loads (lesson 8)
+    warnings.filterwarnings("ignore", message="`torch.jit.script` is (deprecated|not supported)")
+    _, tangent = torch.func.jvp(numpy_sin, (x.detach(),), (ones,))
+    jacobian = torch.func.jacfwd(numpy_sin)(x.detach()[0])
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(x.detach(), ones)
+        dual_tangent = fwAD.unpack_dual(numpy_sin(dual)).tangent
+        sin_tangent = fwAD.unpack_dual(torch.sin(dual)).tangent
+print("torch.func.jvp tangent is zero:", bool((tangent == 0).all()), "| cos(x) is not")
+print("torch.func.jacfwd is zero:", bool((jacobian == 0).all()))
+print("forward_ad tangent:", dual_tangent, end=" ")
+print("| through torch.sin it is cos(x):", torch.allclose(sin_tangent, torch.cos(x)))
+assert torch.equal(tangent, torch.zeros_like(x)) and not torch.allclose(tangent, torch.cos(x))
+assert torch.equal(jacobian, torch.zeros(3, 3, dtype=torch.float64))
+assert dual_tangent is None and torch.allclose(sin_tangent, torch.cos(x))
+
+# %%
+# The transforms that differentiate in reverse mode refuse the operator, with
+# the message of a Function without ``setup_context``: ``register_autograd``
+# wraps the gradient in a Function whose ``forward`` takes ``ctx``.
 
 transforms = {
     "grad": lambda t: torch.func.grad(lambda u: numpy_sin(u).sum())(t),
@@ -261,17 +304,6 @@ for name, transform in transforms.items():
             refused.append(name)
 print(f"torch.func {', '.join(refused)}: RuntimeError:", message)
 assert refused == list(transforms)
-
-ones = torch.ones_like(x)
-with warnings.catch_warnings():
-    # PyTorch's own deprecation note when forward mode first loads (lesson 08)
-    warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
-    _, tangent = torch.func.jvp(numpy_sin, (x.detach(),), (ones,))
-    jacobian = torch.func.jacfwd(numpy_sin)(x.detach()[0])
-print("torch.func.jvp tangent is zero:", bool((tangent == 0).all()), "| cos(x) is not")
-print("torch.func.jacfwd is zero:", bool((jacobian == 0).all()))
-assert torch.equal(tangent, torch.zeros_like(x)) and not torch.allclose(tangent, torch.cos(x))
-assert torch.equal(jacobian, torch.zeros(3, 3, dtype=torch.float64))
 
 # %%
 # ``vmap`` runs an operator without a vmap rule through a fallback that calls
@@ -325,8 +357,9 @@ assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, tor
 #   in reverse mode, an operator without one stops the second pass with an
 #   error.
 # * :mod:`torch.func` refuses it in reverse mode and gives zeros in forward
-#   mode; only ``vmap`` runs it. A part that :mod:`torch.func` must
-#   differentiate is written as a Function.
+#   mode; only ``vmap`` runs it. A dual tensor of ``torch.autograd.forward_ad``
+#   comes out of it with no tangent. A part that :mod:`torch.func` or forward
+#   mode must differentiate is written as a Function.
 # * Test with :func:`~torch.autograd.gradcheck`,
 #   :func:`~torch.autograd.gradgradcheck` and :func:`~torch.library.opcheck`.
 #

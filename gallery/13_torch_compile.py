@@ -14,12 +14,15 @@ mode.
 
 The default backend, ``inductor``, captures the function (Dynamo), splits it
 into a forward and a backward graph (AOTAutograd), decomposes the operators
-into simpler ones, lets a min-cut partitioner choose what the forward saves
-for the backward, and generates code. This lesson compiles with
-``backend="aot_eager_decomp_partition"``, which does all of that except the
-code generation, so it runs on a CPU in a moment; and, where it behaves
-differently, with ``backend="aot_eager"``, which neither decomposes nor uses
-that partitioner. The split is where double backward stops.
+into simpler ones, rewrites the graph, lets a min-cut partitioner choose what
+the forward saves for the backward, and generates code. This lesson compiles
+with ``backend="aot_eager_decomp_partition"``, which uses the same
+decompositions and partitioner but neither inductor's graph rewrites nor its
+code generation, so it runs on a CPU in a moment. This site's tests run
+every example that the lesson compiles that way with ``inductor`` too, and get
+the same results. Where plain ``backend="aot_eager"``, which has the same
+partitioner but not inductor's decompositions, behaves differently, the
+lesson shows it too. The split is where double backward stops.
 """
 
 # %%
@@ -110,23 +113,29 @@ saved_by_critic = compiled(x_hat).grad_fn.saved_tensors  # for the next section
 # ``torch/_functorch/_aot_autograd/runtime_wrappers.py``), whose ``backward``
 # raises that message. Under ``create_graph=True`` it applies that Function to
 # what the compiled backward takes: the tensors the forward saved, and the
-# incoming gradients. A second pass reaches the node only through those that
-# require grad: an input or an output of the compiled part, saved as it is, or
-# an incoming gradient that depends on the input. The critic saves its input
-# and its two weights, so its penalty raised. When none requires grad, AOTAutograd
-# applies the Function to an empty tensor of its own instead, so that the
-# gradient still has a ``grad_fn``; no path leads from there back to ``x``.
+# incoming gradients. :func:`torch.autograd.grad` reaches the node only through
+# those that require grad: an input or an output of the compiled part, saved
+# as it is, or an incoming gradient that depends on the input. The critic
+# saves its input and its two weights, so its penalty raised. When none
+# requires grad, AOTAutograd adds an empty leaf tensor of its own that
+# requires grad, so that the first gradient still has a ``grad_fn``. No path
+# leads from that leaf to the input, but ``.backward()`` reaches the node
+# through it.
 #
-# What is saved is the partitioner's choice. Take :math:`h(x) = f(x) + x^2`
-# with only :math:`f` compiled, differentiated twice with
-# :func:`torch.autograd.grad` (the incoming gradient of :math:`f` is then a
-# constant). Of :math:`\sin x`, ``aot_eager_decomp_partition`` saves
-# :math:`x`, its input. Of :math:`e^x`, ``aot_eager`` saves a detached copy of
-# the output, and ``aot_eager_decomp_partition`` the output itself. Of
-# :math:`2\tanh(xW)`, with :math:`W` fixed, ``aot_eager_decomp_partition``
-# saves only intermediate results. Where nothing saved requires grad,
-# :math:`h''` comes out as :math:`2`, the second derivative of :math:`x^2`
-# alone, with no error.
+# What is saved depends on the decompositions and the partitioner. Take
+# :math:`h(x) = f(x) + x^2` with only :math:`f` compiled, differentiated twice
+# with :func:`torch.autograd.grad` (the incoming gradient of :math:`f` is then
+# a constant). Of :math:`\sin x`, ``aot_eager_decomp_partition`` saves
+# :math:`x` itself, its input. Of :math:`e^x`, it saves the output as it is
+# (the same storage and ``grad_fn``), while ``aot_eager`` saves a detached
+# alias of it (the same storage, no ``grad_fn``), which does not require grad:
+# traced, the backward of :math:`e^x` reads the output through
+# ``aten.detach``, which inductor's decompositions turn into a plain alias and
+# ``aot_eager`` keeps. Of :math:`2\tanh(xW)`, with :math:`W` fixed,
+# ``aot_eager_decomp_partition`` saves :math:`xW`, an intermediate result, and
+# :math:`W` transposed: neither requires grad. Where nothing saved requires
+# grad, :math:`h''` comes out as :math:`2`, the second derivative of
+# :math:`x^2` alone, with no error.
 
 assert sum(t is x_hat for t in saved_by_critic) == 1
 assert sum(t.requires_grad for t in saved_by_critic) == 3  # x_hat and the two weights
@@ -140,16 +149,42 @@ def h_second(f):
     return torch.autograd.grad(grad.sum(), x)[0]
 
 
+def two_tanh(t):
+    return 2 * torch.tanh(t @ W)
+
+
+def saves_x(saved, out):
+    return len(saved) == 1 and saved[0] is x
+
+
+def saves_output(saved, out):
+    (t,) = saved
+    return t.grad_fn is out.grad_fn and t.data_ptr() == out.data_ptr()
+
+
+def saves_detached_output(saved, out):
+    (t,) = saved
+    return t.grad_fn is None and t.data_ptr() == out.data_ptr()
+
+
+def saves_xw_and_w(saved, out):
+    xw, w = saved
+    return torch.allclose(xw.flatten(), x.detach() @ W) and torch.equal(w, W.T)
+
+
+# name: (f, backend, what it saves, a check of that)
 cases = {
-    f"sin(x), {BACKEND}": (torch.sin, BACKEND),
-    "exp(x), aot_eager": (torch.exp, "aot_eager"),
-    f"exp(x), {BACKEND}": (torch.exp, BACKEND),
-    f"2 tanh(xW), {BACKEND}": (lambda t: 2 * torch.tanh(t @ W), BACKEND),
+    f"sin(x), {BACKEND}": (torch.sin, BACKEND, "x", saves_x),
+    "exp(x), aot_eager": (torch.exp, "aot_eager", "e^x, detached", saves_detached_output),
+    f"exp(x), {BACKEND}": (torch.exp, BACKEND, "e^x", saves_output),
+    f"2 tanh(xW), {BACKEND}": (two_tanh, BACKEND, "xW and W.T", saves_xw_and_w),
 }
 raised, compiled_fs = [], {}
-for name, (f, backend) in cases.items():
+for name, (f, backend, what, check) in cases.items():
     compiled_f = compiled_fs[name] = torch.compile(f, backend=backend)
-    saved = compiled_f(x).grad_fn.saved_tensors
+    out = compiled_f(x)
+    saved = out.grad_fn.saved_tensors
+    assert check(saved, out)
     tracked = any(t.requires_grad for t in saved)
     try:
         second = h_second(compiled_f)
@@ -160,35 +195,43 @@ for name, (f, backend) in cases.items():
         assert str(error) == expected
         outcome = "RuntimeError"
     raised.append(outcome == "RuntimeError")
-    print(f"{name:40} saves a tensor that requires grad: {tracked!s:5}  {outcome}")
+    print(f"{name:38} saves {what:13} requires grad: {tracked!s:5}  {outcome}")
     assert raised[-1] == tracked
 assert raised == [True, False, True, False]
 
+from torch._inductor.compile_fx import select_decomp_table
+
+detach = select_decomp_table()[torch.ops.aten.detach.default]
+assert detach(torch.exp(x)).requires_grad and not torch.exp(x).detach().requires_grad
+
 # %%
-# The default ``inductor`` backend, with the same decompositions and
-# partitioner, behaves as ``aot_eager_decomp_partition`` does in each of these
-# cases: this site's tests check it with ``inductor`` itself, which takes too
-# long to compile on a page. With :math:`e^x` alone
-# under ``aot_eager``, :func:`torch.autograd.grad` finds no path to ``x`` and
-# says so with a generic message; ``allow_unused=True`` turns that into
-# ``None``, silently; ``.backward()``, which runs every node it can reach,
-# reaches the error node and raises. An incoming gradient that depends on
-# ``x``, as in :math:`\tanh(e^x)`, leads to the node too.
+# Compiled by itself, without the :math:`x^2` term, :math:`2\tanh(xW)` saves
+# the same, and its gradient's ``grad_fn`` leads only to AOTAutograd's empty
+# leaf. The second pass finds no path to ``x``: :func:`torch.autograd.grad`
+# says so with a generic message, and ``allow_unused=True`` turns that into
+# ``None``, silently. ``.backward()``, which runs every node it can reach,
+# raises. An incoming gradient that depends on ``x``, as in
+# :math:`\tanh(2\tanh(xW))`, leads to the node too.
 
-compiled_exp = compiled_fs["exp(x), aot_eager"]
+compiled_tanh = compiled_fs[f"2 tanh(xW), {BACKEND}"]
 
 
-def exp_grad():
-    return torch.autograd.grad(compiled_exp(x).sum(), x, create_graph=True)[0]
+def tanh_grad():
+    return torch.autograd.grad(compiled_tanh(x).sum(), x, create_graph=True)[0]
 
+
+node = tanh_grad().grad_fn
+leaves = [n.variable for n, _ in node.next_functions if n is not None]
+print(f"{type(node).__name__} leads to leaves of shapes {[tuple(t.shape) for t in leaves]}")
+assert [t.shape for t in leaves] == [(0,)] and all(t.requires_grad for t in leaves)
 
 outcomes = []
 for second_pass in (
-    lambda: torch.autograd.grad(exp_grad().sum(), x),
-    lambda: torch.autograd.grad(exp_grad().sum(), x, allow_unused=True),
-    lambda: exp_grad().sum().backward(),
+    lambda: torch.autograd.grad(tanh_grad().sum(), x),
+    lambda: torch.autograd.grad(tanh_grad().sum(), x, allow_unused=True),
+    lambda: tanh_grad().sum().backward(),
     lambda: torch.autograd.grad(
-        torch.autograd.grad(torch.tanh(compiled_exp(x)).sum(), x, create_graph=True)[0].sum(), x
+        torch.autograd.grad(torch.tanh(compiled_tanh(x)).sum(), x, create_graph=True)[0].sum(), x
     ),
 ):
     try:
@@ -232,13 +275,15 @@ assert all(torch.allclose(s, r) for s, r in zip(split, reference))
 # A backend without AOTAutograd runs the graph Dynamo captured with ordinary
 # autograd: ``backend="eager"`` does, and so does a backend of one's own that
 # returns the graph as it is. For built-in operations the result is right.
-# But Dynamo captures a custom Function's ``backward`` into a graph of its own
-# that starts by turning grad mode off, so under ``create_graph=True`` nothing
-# of it is recorded: its result is cut off from ``x`` and from the incoming
-# gradient. Here the penalty's gradients come out wrong, and the first layer's
-# bias and the last weight get none at all.
+# A custom Function is another matter when Dynamo traces its ``backward``,
+# which it does whenever it can: it captures that ``backward`` into a graph of
+# its own that starts by turning grad mode off, so under
+# ``create_graph=True`` nothing of it is recorded, and its result is cut off
+# from ``x`` and from the incoming gradient. Here the first layer's weight
+# gets a wrong gradient, and its bias and the last weight get none (``None``
+# below).
 #
-# The same happens when the inner gradient is computed with
+# The same happens to such a Function when the inner gradient is computed with
 # :func:`torch.func.grad` inside the compiled function, with AOTAutograd too.
 
 
@@ -279,36 +324,72 @@ inner = torch.autograd.grad(
 assert torch.allclose(penalty(critic), functional_penalty(params, x_hat))
 
 
-def same(grads):
-    return all(g is not None and torch.allclose(g, e) for g, e in zip(grads, eager))
+def compare(grads):
+    """For each parameter: whether its gradient equals eager mode's, or None."""
+    return [None if g is None else torch.allclose(g, e) for g, e in zip(grads, eager)]
 
 
+print("each parameter's gradient equals eager mode's (None: no gradient):")
 for name, grads in (
     ("built-in softplus, backend='eager'", builtin),
     ("custom Function, backend='eager'", dynamo_only),
     ("custom Function, as_captured", own_backend),
     ("custom Function, torch.func.grad", inner),
 ):
-    print(f"{name:35} gradients equal eager mode: {same(grads)}")
-assert same(builtin)
+    print(f"{name:35} {compare(grads)}")
+assert compare(builtin) == [True, True, True]
 for grads in (dynamo_only, own_backend, inner):
-    assert grads[0] is not None and not same(grads)
-    assert grads[1] is None and grads[2] is None
+    assert compare(grads) == [False, None, None]
 
 # %%
-# Where nothing else carries a graph, the second pass stops instead, at the
-# first gradient of the Function alone, which does not require grad:
+# Where nothing else carries a graph, the second pass stops instead: compiled
+# by itself with ``backend="eager"``, ``Softplus`` gives a first gradient that
+# does not require grad.
+#
+# A Function applied as here, not under :func:`torch.func.grad`, whose
+# ``backward`` Dynamo cannot trace is not captured: Dynamo breaks the graph
+# there and runs the Function eagerly, and the second derivative is right. A
+# ``backward`` that checks its incoming gradient for NaN is one: it branches on
+# a tensor's value. Which of the two a Function gets depends on its code; rely
+# on neither.
+
+
+class SoftplusChecked(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return nn.functional.softplus(x)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        if torch.isnan(grad_out).any():
+            raise ValueError("NaN in the incoming gradient")
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.sigmoid(x)
+
 
 t = torch.tensor([-1.0, 0.0, 2.0], dtype=torch.float64, requires_grad=True)
-requires = []
+right = torch.sigmoid(t) * (1 - torch.sigmoid(t))  # softplus''
+outcomes = []
 for name, softplus in (
-    ("eager mode", Softplus.apply),
-    ("backend='eager'", torch.compile(Softplus.apply, backend="eager")),
+    ("Softplus, eager mode", Softplus.apply),
+    ("Softplus, backend='eager'", torch.compile(Softplus.apply, backend="eager")),
+    ("SoftplusChecked, backend='eager'", torch.compile(SoftplusChecked.apply, backend="eager")),
 ):
     (grad,) = torch.autograd.grad(softplus(t).sum(), t, create_graph=True)
-    requires.append(grad.requires_grad)
-    print(f"{name:16} the first gradient requires grad: {grad.requires_grad}")
-assert requires == [True, False]
+    if grad.requires_grad:
+        (second,) = torch.autograd.grad(grad.sum(), t)
+        outcomes.append(torch.allclose(second, right))
+        outcome = f"second derivative right: {outcomes[-1]}"
+    else:
+        outcomes.append(None)
+        outcome = "the first gradient does not require grad"
+    print(f"{name:33} {outcome}")
+assert outcomes == [True, None, True]
 
 # %%
 # Summary
@@ -318,16 +399,21 @@ assert requires == [True, False]
 #   ``aot_eager_decomp_partition``, ``aot_eager``, and any backend built on
 #   AOTAutograd) cannot be differentiated. A second pass raises when it
 #   reaches the error node, which hangs off what the compiled backward takes
-#   that requires grad: inputs or outputs of the compiled part that it saved,
-#   incoming gradients that depend on the input. When it takes none,
-#   :func:`torch.autograd.grad` passes the node by: a wrong second derivative,
-#   a generic message, or ``None`` under ``allow_unused=True``.
+#   that requires grad: inputs or outputs of the compiled part that its
+#   forward saved as they are, and incoming gradients that depend on the
+#   input. Which tensors are saved depends on the decompositions and the
+#   partitioner. When none requires grad, :func:`torch.autograd.grad` passes
+#   the node by: a wrong second derivative, a generic message, or ``None``
+#   under ``allow_unused=True``; ``.backward()`` still raises.
 # * A backend without AOTAutograd (``backend="eager"``, or one's own that
 #   returns Dynamo's graph as it is) gives right second derivatives through
-#   built-in operations. Through a custom Function they come out wrong without
-#   a word, or the pass stops: Dynamo captures the Function's ``backward``
-#   with grad mode off. The same happens, with AOTAutograd too, to a custom
-#   Function under :func:`torch.func.grad` inside the compiled function.
+#   built-in operations. Through a custom Function whose ``backward`` Dynamo
+#   traces, they come out wrong without a word, or the pass stops: Dynamo
+#   captures that ``backward`` with grad mode off. The same happens, with
+#   AOTAutograd too, to such a Function under :func:`torch.func.grad` inside
+#   the compiled function. A Function applied directly whose ``backward``
+#   Dynamo cannot trace runs eagerly, and is right under a backend without
+#   AOTAutograd.
 # * Compile what is differentiated once; run the path that is differentiated
 #   twice in eager mode, and check the step against eager mode.
 #

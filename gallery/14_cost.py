@@ -11,10 +11,13 @@ cost. The figures are those of one small network with a custom activation,
 run in eager mode; each one is explained by what runs, and none is a rule for
 every model.
 
-Counters make the figures the same on every build, where wall-clock times
-would change from one machine, and one run, to the next:
+Counters make the figures the same on every build of this page, where
+wall-clock times would change from one machine, and one run, to the next.
+They are not a substitute for measuring your own model: time it on your
+hardware, and measure its peak memory. The counters:
 
-* **operations**: every ATen operation that runs, counted by name;
+* **operations**: each operation that reaches the dispatcher, after
+  decomposition (``@`` is counted as ``aten.mm``), counted by name;
 * **FLOPs**: ``torch.utils.flop_counter.FlopCounterMode``, which counts only
   the operations it has a formula for (matrix products, convolutions,
   attention): on this network, the matrix products and nothing else;
@@ -22,7 +25,10 @@ would change from one machine, and one run, to the next:
   saved-tensor hook (each storage once, a dual tensor's tangent with it),
   leaving out the storages that existed before the computation (the data, the
   parameters, the vector :math:`v`), which the reader pays for anyway. It adds
-  up everything saved during the computation; it is not a peak.
+  up everything saved during the computation; it is not a peak. It sees only
+  what autograd saves (by ``save_for_backward`` and by built-in operations),
+  not tensors kept as attributes of ``ctx``
+  (:ref:`lesson 04's mistake <lesson-ctx-mistake>`).
 """
 
 # %%
@@ -83,8 +89,8 @@ def loss(theta):
 
 # %%
 # The operations and the storages come from a
-# ``torch.utils._python_dispatch.TorchDispatchMode``, which sees each ATen
-# operation as it runs. It also notes the matrix products one of whose
+# ``torch.utils._python_dispatch.TorchDispatchMode``, which sees each
+# operation that reaches the dispatcher, after decomposition. It also notes the matrix products one of whose
 # operands is all zeros: they come back at the end.
 
 
@@ -143,14 +149,39 @@ v = torch.randn_like(theta)
 leaf = theta.clone().requires_grad_()
 
 # %%
+# The memory counter's blind spot: the same tanh with its derivative kept on
+# ``ctx`` keeps a tensor of the same size alive, and the counter sees none of
+# it.
+
+
+class TanhOnCtx(Tanh):
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.slope = 1 - output * output  # lesson 04's mistake, unseen by the hook
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out * ctx.slope
+
+
+probe = inputs.clone().requires_grad_()
+on_ctx = measure(lambda: torch.autograd.grad(TanhOnCtx.apply(probe).sum(), probe))[2]
+saved_tanh = measure(lambda: torch.autograd.grad(Tanh.apply(probe).sum(), probe))[2]
+print(f"bytes seen: output saved {saved_tanh:,}, slope on ctx {on_ctx:,}")
+assert on_ctx == 0 and saved_tanh == probe.nbytes
+
+# %%
 # What create_graph=True adds
 # ---------------------------
 #
 # With ``create_graph=True`` the backward pass records the operations it
 # runs, and every operation it records saves what its own derivative needs
-# for the second pass. On this network that is all it adds: the trace finds
-# the same operations, every one of them, not only the matrix products that
-# the FLOPs count.
+# for the second pass. On this network that is all it adds to the work: the
+# trace finds the same operations, every one of them, not only the matrix
+# products that the FLOPs count. The sum of saved bytes cannot show one more
+# cost: ``create_graph=True`` implies ``retain_graph=True``, so the forward
+# pass's saved tensors stay alive after the backward pass, which a plain
+# backward frees as it goes.
 
 
 def gradient():
@@ -169,6 +200,27 @@ print("same operations:", graph_trace.operations == plain_trace.operations)
 print(f"memory: {graph_bytes / plain_bytes:.1f} x")
 assert graph_trace.operations == plain_trace.operations and graph_flops == plain_flops
 assert graph_bytes > plain_bytes
+assert "aten.mm.default" in plain_trace.operations  # the @ of loss, decomposed
+assert not any("matmul" in name for name in plain_trace.operations)
+
+
+def saved_after_backward(**kwargs):
+    out = Tanh.apply(leaf[:4] * 1.0)
+    torch.autograd.grad(out.sum(), leaf, **kwargs)
+    try:
+        return out.grad_fn.saved_tensors is not None
+    except RuntimeError as error:  # freed: autograd says so when they are read
+        assert "backward through the graph a second time" in str(error)
+        return False
+
+
+print(
+    "saved tensors alive after backward: plain",
+    saved_after_backward(),
+    "| create_graph=True",
+    saved_after_backward(create_graph=True),
+)
+assert not saved_after_backward() and saved_after_backward(create_graph=True)
 
 # %%
 # The operations are the same here because every backward formula on this
@@ -192,8 +244,9 @@ assert silu_traces[0] != silu_traces[1]
 assert "aten.silu_backward.default" in silu_traces[0] - silu_traces[1]
 
 # %%
-# The memory counter cannot look inside :mod:`torch.func`: its ``grad``,
-# ``vjp``, ``jacrev`` and ``hessian`` refuse to run under saved-tensor hooks.
+# The memory counter cannot look inside four transforms of :mod:`torch.func`:
+# ``grad``, ``vjp``, ``jacrev`` and ``hessian`` refuse to run under
+# saved-tensor hooks (``jvp``, ``vmap`` and ``jacfwd`` do run under them).
 
 try:
     measure(lambda: torch.func.grad(loss)(theta))
@@ -202,6 +255,10 @@ except RuntimeError as error:
     message = str(error)
 print("RuntimeError:", message)
 assert "don't yet support saved tensor hooks" in message
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+    torch.func.jvp(torch.tanh, (theta,), (v,))  # these three run
+    torch.func.vmap(torch.tanh)(theta)
+    torch.func.jacfwd(torch.tanh)(theta[:4])
 
 # %%
 # Four Hessian-vector products
@@ -227,8 +284,10 @@ def double_backward():
 
 def forward_over_reverse():
     with warnings.catch_warnings(), fwAD.dual_level():
-        # PyTorch's own deprecation note when forward mode first loads (lesson 08)
-        warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+        # PyTorch's own deprecation note when forward mode first loads (lesson 8)
+        warnings.filterwarnings(
+            "ignore", message="`torch.jit.script` is (deprecated|not supported)"
+        )
         dual = fwAD.make_dual(leaf, v)
         (g,) = torch.autograd.grad(loss(dual), dual)
         return fwAD.unpack_dual(g).tangent
@@ -290,16 +349,20 @@ assert saved["forward over reverse"] > saved["double backward"]
 # -------
 #
 # * With ``create_graph=True`` the graph also keeps what the recorded
-#   backward operations save, until the second pass is done. On this network
+#   backward operations save, and the forward pass's saved tensors, until the
+#   second pass is done. On this network
 #   it runs the same operations as a plain backward; an operator such as SiLU
 #   switches to a backward made of more operations.
 # * On this network, a Hessian-vector product by double backward or ``vhp``
 #   costs the matrix products of about two gradients; ``functional.hvp``
 #   costs more products and more memory; forward over reverse, in eager mode,
 #   also multiplies zeros, and saves tangents and its tangent computations.
-# * Measure with counters that do not depend on the machine, and know what
-#   each one sees: ``FlopCounterMode`` only the operations it has formulas
-#   for, ``saved_tensors_hooks`` nothing inside :mod:`torch.func`.
+# * Counters make this page the same on every build; for your own model,
+#   time it on your hardware and measure its peak memory. Know what each
+#   counter sees: ``FlopCounterMode`` only the operations it has formulas
+#   for, ``saved_tensors_hooks`` neither tensors kept on ``ctx`` nor the
+#   inside of ``torch.func``'s ``grad``, ``vjp``, ``jacrev`` and ``hessian``.
 #
-# Next, :ref:`the error index <lesson-error-index>`: every error message these
-# lessons met, with its cause and its fix.
+# Next, :ref:`the error index <lesson-error-index>`: the error messages these
+# lessons met, and others that readers often meet, each with its cause and
+# its fix.

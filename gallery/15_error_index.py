@@ -1,8 +1,8 @@
 r"""
 .. _lesson-error-index:
 
-Every error message, with its cause and its fix
-===============================================
+Error messages, with their causes and fixes
+===========================================
 
 The messages a reader meets while writing Functions that support double
 backward, grouped by what went wrong, each with its cause, its fix, and the
@@ -75,7 +75,10 @@ def second_derivative(f):
 # decorated with
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`.
 # **Fix:** write that ``backward`` with PyTorch operations and remove the
-# decorator, or wrap its untracked code in a second Function.
+# decorator, or wrap its untracked code in a second Function. When the
+# decorated code is not yours (PyTorch marks a few of its own backwards this
+# way), replace that operation by one written with differentiable
+# operations.
 # :ref:`Lesson 05 <lesson-untracked-backward>`
 
 
@@ -144,10 +147,12 @@ assert "does not require grad and does not have a grad_fn" in message
 #
 # **Cause:** no recorded operation leads from what you differentiate to that
 # input. Often the derivative is zero: the gradient of a function linear in
-# ``x``, such as ``x @ w``, no longer contains ``x``. Otherwise the input is
-# not the tensor the computation used (a copy made from it, or made before
-# it), or the path was cut. Older releases of PyTorch say "One of the
-# differentiated Tensors appears to not have been used in the graph".
+# ``x``, such as ``x @ w``, no longer contains ``x``. Or the loss never uses
+# that input: often a parameter in ``model.parameters()`` that this loss does
+# not reach, as in meta-learning. Otherwise the input is not the tensor the
+# computation used (the computation used a copy, ``x.double()``, while ``x``
+# is differentiated), or the path was cut. Older releases of PyTorch say "One
+# of the differentiated Tensors appears to not have been used in the graph".
 # **Fix:** for a derivative that is zero, ``materialize_grads=True`` returns
 # zeros (``allow_unused=True`` returns ``None``); otherwise differentiate the
 # tensor the computation used.
@@ -266,6 +271,32 @@ assert message == "grad can be implicitly created only for scalar outputs"
 assert torch.allclose(second, 6 * x)
 
 # %%
+# ``Mismatch in shape: grad_output[0] has a shape of ... and output[0] has a shape of ...``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** the ``grad_outputs`` passed for an output has another shape than
+# that output. **Fix:** give each output a ``grad_outputs`` of its own shape,
+# such as ``torch.ones_like(output)``.
+# :ref:`Lesson 01 <lesson-saving-inputs>`
+
+message = message_of(RuntimeError, lambda: torch.autograd.grad(grad, x, torch.ones(())))
+assert message.startswith("Mismatch in shape: grad_output[0] has a shape of torch.Size([])")
+
+# %%
+# ``One of the differentiated Tensors does not require grad``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a tensor you differentiate with respect to does not require
+# grad, so autograd recorded nothing for it. **Fix:** call
+# ``requires_grad_()`` on it before the computation that uses it.
+
+frozen = w.detach()  # the loss uses it, and requires grad through x
+message = message_of(RuntimeError, lambda: torch.autograd.grad((x @ frozen) ** 2, frozen))
+assert message == "One of the differentiated Tensors does not require grad"
+thawed = frozen.clone().requires_grad_()
+assert torch.allclose(torch.autograd.grad(x @ thawed, thawed)[0], x)
+
+# %%
 # ``Trying to backward through the graph a second time``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -292,14 +323,16 @@ assert torch.allclose(grad_then_backward(retain_graph=True), 1 - torch.tanh(x) *
 # ``Using backward() with create_graph=True will create a reference cycle``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# A warning. **Cause:** ``.backward(create_graph=True)`` stored a gradient in
-# a leaf's ``.grad``. Such a gradient can carry a graph that leads back to the
-# leaf, a reference cycle that can leak memory; PyTorch warns whether or not
-# this one does. **Fix:** compute the gradient with
-# :func:`torch.autograd.grad` and ``create_graph=True``, which stores nothing
-# in ``.grad``, as the gradient penalty of
-# :ref:`lesson 10 <lesson-second-derivatives>` does; or set the ``.grad``
-# fields to ``None`` after use.
+# A warning. **Cause:** a call of ``.backward(create_graph=True)``, which
+# stores gradients in ``.grad``. Such a gradient can carry a graph that leads
+# back to the tensor that holds it, a reference cycle that can leak memory;
+# PyTorch warns at such a call whether or not it leaks, but only once per
+# process, so silence after a change proves nothing. **Fix:** compute the
+# gradient with :func:`torch.autograd.grad` and ``create_graph=True``, which
+# stores nothing in ``.grad`` and does not warn, as the gradient penalty of
+# :ref:`lesson 10 <lesson-second-derivatives>` does. Setting the ``.grad``
+# fields to ``None`` after use breaks the cycle, but does not stop the
+# warning. The fix runs first below, before anything has warned:
 
 
 def warnings_of(action):
@@ -310,12 +343,16 @@ def warnings_of(action):
 
 
 leaf = x.detach().clone().requires_grad_()
+assert not warnings_of(lambda: torch.autograd.grad(torch.tanh(leaf).sum(), leaf, create_graph=True))
 caught = warnings_of(lambda: torch.tanh(leaf).sum().backward(create_graph=True))
 print(f"{caught[0][0].__name__}:", caught[0][1])
 assert len(caught) == 1 and caught[0][0] is UserWarning
 assert "will create a reference cycle" in caught[0][1]
 leaf.grad = None
-assert not warnings_of(lambda: torch.autograd.grad(torch.tanh(leaf).sum(), leaf, create_graph=True))
+again = warnings_of(lambda: torch.tanh(leaf).sum().backward(create_graph=True))
+print("warnings from a second call:", len(again))
+assert not again  # once per process
+leaf.grad = None
 
 # %%
 # ``Can't call numpy() on Tensor that requires grad``
@@ -345,30 +382,56 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # ``Jacobian mismatch for output 0 with respect to input 0``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** from :func:`~torch.autograd.gradcheck`, the first derivative is
-# wrong: the formula in ``backward``. From
-# :func:`~torch.autograd.gradgradcheck` with an all-zero analytical Jacobian,
-# ``backward`` used a value cut off from the input (a tensor on ``ctx``, a
-# ``.detach()``, part of it under ``torch.no_grad()``,
+# The numbers name the output and the input whose derivative is wrong (so
+# the message may say ``input 1``, as in :ref:`lesson 11 <lesson-diagnosing>`).
+# **Cause,** from :func:`~torch.autograd.gradcheck`: the formula in
+# ``backward`` is wrong. **Fix:** correct it.
+#
+# **Cause,** from :func:`~torch.autograd.gradgradcheck`: the derivative of
+# ``backward`` is wrong. This check never validates ``backward``'s own
+# formula: it compares the derivatives of :math:`b(g, x)` with finite
+# differences of the same :math:`b`, so a wrong formula passes it (below).
+# With an all-zero analytical Jacobian, ``backward`` used a value cut off from
+# the input (a tensor on ``ctx``, a ``.detach()``, part of it under
+# ``torch.no_grad()``,
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`);
-# with a nonzero one, part of ``backward`` is cut off or its formula is wrong.
-# **Fix:** save inputs and outputs with
+# with a nonzero one, part of ``backward`` is cut off, or the ``backward``
+# you wrote for a second Function (pattern 4) is wrong. **Fix:** save inputs
+# and outputs with
 # :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` and compute
-# the rest in ``backward`` with PyTorch operations. :ref:`Lesson 11 <lesson-diagnosing>`
+# the rest in ``backward`` with PyTorch operations; check a second Function
+# with :func:`~torch.autograd.gradcheck` on its own.
+# :ref:`Lesson 11 <lesson-diagnosing>`
 
 message = message_of(GradcheckError, lambda: gradgradcheck(CubeOnCtx.apply, (x,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
+
+
+class CubeWrongFormula(Cube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 2 * x**2 * grad_out  # wrong: 3 * x**2
+
+
+message = message_of(GradcheckError, lambda: gradcheck(CubeWrongFormula.apply, (x,)))
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
+print("gradgradcheck of the wrong formula:", gradgradcheck(CubeWrongFormula.apply, (x,)))
 
 # %%
 # ``Numerical gradient for function expected to be zero``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** an output that does not require grad changes when the input
-# does. From :func:`~torch.autograd.gradgradcheck`, that output is
-# ``backward``'s result, which has no graph at all: code outside PyTorch, a
-# backward run wholly under ``torch.no_grad()``, or one whose result is
-# detached. From :func:`~torch.autograd.gradcheck`, it is an output of the
-# function itself: detached, or marked non-differentiable.
+# **Cause:** no output of the checked function requires grad, yet the
+# outputs change when the input does. Both checks leave out every output that
+# does not require grad, and raise this message only when none is left. From
+# :func:`~torch.autograd.gradgradcheck`, the outputs are ``backward``'s
+# results, and none has a graph: code outside PyTorch, a backward run wholly
+# under ``torch.no_grad()``, or one whose results are detached. From
+# :func:`~torch.autograd.gradcheck`, every output of the function itself is
+# detached or marked non-differentiable. One gradient without a graph next to
+# one with a graph passes both checks: see
+# :ref:`the silent symptom <error-index-no-graph>`.
 # **Fix:** for code outside PyTorch, pattern 4, a second Function for the
 # backward (:ref:`lesson 05 <lesson-untracked-backward>`); otherwise remove the
 # ``no_grad``, the ``detach`` or the mark.
@@ -388,9 +451,20 @@ assert message == "Numerical gradient for function expected to be zero"
 # ``Backward is not reentrant``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** two runs of ``backward`` on the same input gave different
-# results: a nondeterministic backward. **Fix:** make it deterministic, or
-# accept the difference with ``nondet_tol``. :ref:`Lesson 11 <lesson-diagnosing>`
+# **Cause:** two runs of ``backward`` on the same input and output gradient
+# gave different results. A common cause is a ``backward`` that is
+# nondeterministic on a GPU: atomic additions in a CUDA kernel, your own or a
+# built-in one such as ``index_add``, ``scatter_add`` or the backward of
+# ``grid_sample`` on CUDA (PyTorch's message links to the list in
+# ``torch.use_deterministic_algorithms``; not run here, as this page is
+# built on a CPU). **Fix:** a deterministic kernel, or ``nondet_tol`` set just
+# above that noise. Other causes are usually bugs, which ``nondet_tol`` would
+# hide: ``backward`` changes state it keeps on ``ctx`` (a counter, a tensor
+# it updates), which the default mode catches; or it changes the incoming
+# gradient in place (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`),
+# which only ``fast_mode=True`` catches. **Fix:** a ``backward`` that changes
+# nothing but its result. Below, random noise in ``backward`` stands in for
+# the GPU's nondeterminism. :ref:`Lesson 11 <lesson-diagnosing>`
 
 
 class CubeJittery(Cube):
@@ -401,6 +475,29 @@ class CubeJittery(Cube):
 
 
 message = message_of(GradcheckError, lambda: gradcheck(CubeJittery.apply, (x,)))
+assert message.startswith("Backward is not reentrant")
+assert "use_deterministic_algorithms" in message
+assert gradcheck(CubeJittery.apply, (x,), nondet_tol=1e-10)  # just above the noise
+
+
+class CubeCountsCalls(Cube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        ctx.calls = getattr(ctx, "calls", 0) + 1  # state kept on ctx
+        return Cube.backward(ctx, grad_out) / ctx.calls  # the bug: it changes the result
+
+
+class CubeGradInPlace(Cube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out.mul_(3 * x**2)  # the bug: changes the incoming gradient
+
+
+message = message_of(GradcheckError, lambda: gradcheck(CubeCountsCalls.apply, (x,)))
+assert message.startswith("Backward is not reentrant")
+assert gradcheck(CubeGradInPlace.apply, (x,))  # the default mode misses it
+message = message_of(GradcheckError, lambda: gradcheck(CubeGradInPlace.apply, (x,), fast_mode=True))
 assert message.startswith("Backward is not reentrant")
 
 # %%
@@ -423,7 +520,9 @@ assert "is not a double precision floating point" in str(caught[0].message)
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** the fake implementation of a custom operator disagrees with the
-# real one about the output's shape, dtype or device. **Fix:** make
+# real one about the output's shape, dtype or device (as below); the same
+# prefix also covers other faults of the fake implementation, and the text
+# after it says which. **Fix:** make
 # :func:`~torch.library.register_fake` return what the operator returns.
 # :ref:`Lesson 12 <lesson-custom-ops>`
 
@@ -473,6 +572,52 @@ message = message_of(RuntimeError, lambda: Scale.apply(x, 2.0).sum().backward())
 assert "incorrect number of gradients (expected 2, got 1)" in message
 
 # %%
+# ``save_for_backward can only save variables, but argument 1 is of type int``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``save_for_backward`` was given something that is not a tensor
+# (or ``None``). **Fix:** keep numbers and other non-tensors as attributes of
+# ``ctx``, as ``Scale`` above keeps ``factor``.
+# :ref:`Lesson 06 <lesson-extending-rules>`
+
+
+class ScaleSavesNumber(Scale):
+    @staticmethod
+    def forward(ctx, x, factor):
+        ctx.save_for_backward(x, factor)  # wrong: factor is a number
+        return factor * x
+
+
+message = message_of(TypeError, lambda: ScaleSavesNumber.apply(x, 2))
+assert message == "save_for_backward can only save variables, but argument 1 is of type int"
+
+# %%
+# ``You must implement either the backward or vjp method``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a backward pass reached a Function that defines no ``backward``
+# (often a misspelled name, such as ``backwards`` below, or a ``backward``
+# defined outside the class or indented into ``forward``). **Fix:** define
+# ``backward`` in the class, as ``Cube`` does.
+# :ref:`Lesson 06 <lesson-extending-rules>`
+
+
+class CubeWithoutBackward(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backwards(ctx, grad_out):  # misspelled: autograd looks for backward
+        return Cube.backward(ctx, grad_out)
+
+
+message = message_of(NotImplementedError, lambda: CubeWithoutBackward.apply(x).sum().backward())
+assert "You must implement either the backward or vjp method" in message
+assert torch.allclose(torch.autograd.grad(Cube.apply(x).sum(), x)[0], 3 * x**2)
+
+# %%
 # ``returned an invalid gradient at index 0 - got ... but expected shape compatible with ...``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -509,10 +654,11 @@ class MeanFixed(Mean):
 assert gradcheck(MeanFixed.apply, (x,)) and gradgradcheck(MeanFixed.apply, (x,))
 
 # %%
-# ``setup_context() got an unexpected keyword argument 'inputs'``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``setup_context() got an unexpected keyword argument 'inputs'`` (or ``'output'``)
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# The message names your function. **Cause:** the ``setup_context`` given to
+# The message names your function, and the first parameter it lacks:
+# ``'output'`` if only the last one was renamed. **Cause:** the ``setup_context`` given to
 # :func:`~torch.library.register_autograd` renames its parameters;
 # PyTorch passes them by keyword, as ``ctx``, ``inputs`` and ``output``. It
 # fails at the first call whose input requires grad, not at registration.
@@ -585,12 +731,32 @@ message = message_of(RuntimeError, lambda: CubeInPlace.apply(torch.ones(3, requi
 assert "a leaf Variable that requires grad has been used in an in-place operation" in message
 
 # %%
+# ``Some elements marked as dirty during the forward method were not returned as output``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``forward`` marked an input with ``mark_dirty`` but returned
+# another tensor. **Fix:** return the input changed in place itself.
+# :ref:`Lesson 06 <lesson-extending-rules>`
+
+
+class CubeInPlaceCopy(CubeInPlace):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x)
+        return x.pow_(3).clone()  # wrong: not the tensor marked
+
+
+message = message_of(RuntimeError, lambda: CubeInPlaceCopy.apply(x.clone()))
+assert "marked as dirty during the forward method were not returned as output" in message
+
+# %%
 # ``unsupported operand type(s) for *: 'Tensor' and 'NoneType'``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** after ``ctx.set_materialize_grads(False)``, an incoming gradient
-# was ``None`` (any output, in any pass) and ``backward`` did arithmetic with
-# it; :func:`~torch.autograd.gradcheck` hits it through
+# Or ``'int' and 'NoneType'``, when the product starts with a number, or
+# another operator. **Cause:** after ``ctx.set_materialize_grads(False)``, an
+# incoming gradient was ``None`` (any output, in any pass) and ``backward``
+# did arithmetic with it; :func:`~torch.autograd.gradcheck` hits it through
 # ``check_undefined_grad``. **Fix:** handle ``None``.
 # :ref:`Lesson 06 <lesson-extending-rules>`
 
@@ -609,8 +775,10 @@ assert "'NoneType'" in message
 # ``not enough values to unpack (expected 1, got 0)``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** inside ``jvp``, ``ctx.saved_tensors`` holds only what ``forward``
-# passed to ``ctx.save_for_forward``. **Fix:** call ``save_for_forward`` too.
+# **Cause:** inside ``jvp``, ``ctx.saved_tensors`` holds only what was passed
+# to ``ctx.save_for_forward``; inside ``backward``, only what was passed to
+# ``ctx.save_for_backward``. **Fix:** call the one the failing method needs;
+# for a Function with both methods, call both.
 # :ref:`Lesson 08 <lesson-forward-mode>`
 
 import torch.autograd.forward_ad as fwAD
@@ -625,12 +793,33 @@ class CubeForgotSaveForForward(Cube):
 
 def dual_cube(function):
     with warnings.catch_warnings(), fwAD.dual_level():
-        # PyTorch's own deprecation note when forward mode first loads (lesson 08)
-        warnings.filterwarnings("ignore", message="`torch.jit.script` is deprecated")
+        # PyTorch's own deprecation note when forward mode first loads (lesson 8)
+        warnings.filterwarnings(
+            "ignore", message="`torch.jit.script` is (deprecated|not supported)"
+        )
         function.apply(fwAD.make_dual(x.detach(), torch.ones(3, dtype=torch.float64)))
 
 
 message = message_of(ValueError, lambda: dual_cube(CubeForgotSaveForForward))
+assert message == "not enough values to unpack (expected 1, got 0)"
+
+
+class CubeForgotSaveForBackward(Function):
+    @staticmethod
+    def forward(x):
+        return x**3
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_forward(*inputs)  # wrong: backward reads save_for_backward's
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * grad_out
+
+
+message = message_of(ValueError, lambda: CubeForgotSaveForBackward.apply(x).sum().backward())
 assert message == "not enough values to unpack (expected 1, got 0)"
 
 # %%
@@ -643,6 +832,40 @@ assert message == "not enough values to unpack (expected 1, got 0)"
 
 message = message_of(NotImplementedError, lambda: dual_cube(Cube))
 assert "You must implement the jvp function" in message
+
+# %%
+# ``Jacobian computed with forward mode mismatch for output 0 with respect to input 0``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** :func:`~torch.autograd.gradcheck` with ``check_forward_ad=True``
+# found a wrong ``jvp``: the tangent it returns is not the derivative applied
+# to the input's tangent. **Fix:** correct the ``jvp``.
+# :ref:`Lesson 08 <lesson-forward-mode>`
+
+
+class CubeWrongJvp(CubeForgotSaveForForward):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_forward(x)
+        return Cube.forward(ctx, x)
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors
+        return 2 * x**2 * x_tangent  # wrong: 3 * x**2
+
+
+def check_forward_ad(function):
+    with warnings.catch_warnings():
+        # PyTorch's own deprecation note when forward mode first loads (lesson 8)
+        warnings.filterwarnings(
+            "ignore", message="`torch.jit.script` is (deprecated|not supported)"
+        )
+        return gradcheck(function.apply, (x,), check_forward_ad=True)
+
+
+message = message_of(GradcheckError, lambda: check_forward_ad(CubeWrongJvp))
+assert message.startswith("Jacobian computed with forward mode mismatch for output 0")
 
 # %%
 # ``it must override the setup_context staticmethod``
@@ -658,6 +881,41 @@ assert "You must implement the jvp function" in message
 
 message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: Cube.apply(t).sum())(x))
 assert "it must override the setup_context staticmethod" in message
+
+# %%
+# ``torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** one of these four transforms ran under
+# ``torch.autograd.graph.saved_tensors_hooks`` (or a context manager built on
+# it, such as ``torch.autograd.graph.save_on_cpu``). **Fix:** leave the hooks
+# out of the transformed code, or compute the derivative with
+# :func:`torch.autograd.grad`. :ref:`Lesson 14 <lesson-cost>`
+
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+    message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: t.pow(3).sum())(x))
+    assert "don't yet support saved tensor hooks" in message
+    assert torch.allclose(torch.autograd.grad(x.pow(3).sum(), x)[0], 3 * x**2)
+
+# %%
+# ``During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call in-place operation``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** the function given to a :mod:`torch.func` transform changed in
+# place a tensor it did not create (a buffer, a running total captured from
+# outside). **Fix:** make the function pure: return the new value instead of
+# writing it in place. :ref:`Lesson 09 <lesson-torch-func>`
+
+total = torch.zeros(3, dtype=torch.float64)
+
+
+def cube_sum_counted(t):
+    total.add_(t)  # wrong: changes a captured tensor in place
+    return t.pow(3).sum()
+
+
+message = message_of(RuntimeError, lambda: torch.func.grad(cube_sum_counted)(x.detach()))
+assert "attempted to call in-place operation (aten::add_.Tensor)" in message
 
 # %%
 # ``You tried to vmap over ..., but it does not have vmap support``
@@ -697,6 +955,14 @@ assert "does not have vmap support" in message
 # **Fix:** a ``vmap`` staticmethod that calls the Function on the whole
 # batch.
 # :ref:`Lesson 09 <lesson-torch-func>`
+#
+# **Another cause,** with no ``vmap`` at all: :func:`torch.func.grad`,
+# ``vjp`` or ``jacrev`` ran a Function whose ``backward`` uses NumPy; under
+# these transforms, the tensors ``backward`` receives have no storage either.
+# A ``vmap`` rule does not help there. **Fix:** pattern 4 (:ref:`lesson 05
+# <lesson-untracked-backward>`) written with ``setup_context``: the NumPy
+# code in the ``forward`` of a second Function, which the transforms call
+# with ordinary tensors. Both are shown after the first case.
 
 
 class NumpyCube(NewCube):
@@ -719,6 +985,83 @@ batch = torch.rand(4, 3, dtype=torch.float64)
 message = message_of(RuntimeError, lambda: torch.func.vmap(NumpyCube.apply)(batch))
 assert message == "Cannot access data pointer of Tensor that doesn't have storage"
 assert torch.allclose(torch.func.vmap(NumpyCubeVmap.apply, in_dims=1)(batch), batch.T**3)
+
+
+class CubeNumpyBackward(NewCube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return torch.as_tensor(3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True))
+
+
+class CubeBackwardInNumpy(Function):
+    """The fix, pattern 4: b(g, x) = 3 x**2 g, computed by NumPy in a forward."""
+
+    @staticmethod
+    def forward(x, grad_out):
+        return torch.as_tensor(3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        x, grad_out = ctx.saved_tensors
+        return 6 * x * grad_out * grad_grad, 3 * x**2 * grad_grad
+
+
+class CubeNumpyBackwardFixed(NewCube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return CubeBackwardInNumpy.apply(x, grad_out)
+
+
+def func_grad(function):
+    return torch.func.grad(lambda t: function.apply(t).sum())
+
+
+point = x.detach()
+message = message_of(RuntimeError, lambda: func_grad(CubeNumpyBackward)(point))
+assert message == "Cannot access data pointer of Tensor that doesn't have storage"
+assert torch.allclose(func_grad(CubeNumpyBackwardFixed)(point), 3 * point**2)
+second = torch.func.grad(lambda t: func_grad(CubeNumpyBackwardFixed)(t).sum())(point)
+assert torch.allclose(second, 6 * point)
+
+# %%
+# ``There is a performance drop because we have not yet implemented the batching rule for ...``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# A warning, written from C++ to the standard error at each call. **Cause:**
+# ``vmap`` ran a :func:`torch.library.custom_op` that has no vmap rule, so it
+# called the operator once for each element of the batch. **Fix:**
+# :func:`~torch.library.register_vmap`. :ref:`Lesson 12 <lesson-custom-ops>`,
+# which also shows how to read that stream.
+
+import os
+import tempfile
+
+
+def stderr_of(action):
+    """What C++ writes to the standard error while ``action`` runs."""
+    with tempfile.TemporaryFile(mode="w+") as captured:
+        saved_fd = os.dup(2)
+        os.dup2(captured.fileno(), 2)
+        try:
+            action()
+        finally:
+            os.dup2(saved_fd, 2)
+            os.close(saved_fd)
+        captured.seek(0)
+        return captured.read()
+
+
+said = stderr_of(lambda: torch.func.vmap(numpy_square)(batch))
+print("Warning:", said[said.index("There is") :].split(". ")[0])
+assert "not yet implemented the batching rule for dbw_errors::numpy_square" in said
+numpy_square.register_vmap(lambda info, in_dims, t: (numpy_square(t), in_dims[0]))
+assert not stderr_of(lambda: torch.func.vmap(numpy_square)(batch))
 
 # %%
 # ``has both generate_vmap_rule=True and an overridden vmap staticmethod``
@@ -751,7 +1094,8 @@ assert "has both generate_vmap_rule=True and an overridden vmap" in message
 # carries the graph of the incoming gradient. **Fix:** as for the Jacobian
 # mismatch above. :ref:`Lesson 04 <lesson-ctx-mistake>` Zeros can also be
 # right: a network of ReLUs and linear layers has a second derivative of zero
-# almost everywhere.
+# with respect to its input almost everywhere, though not with respect to its
+# weights (checked at the end of this entry).
 
 
 def hessian_of(function):
@@ -786,6 +1130,85 @@ assert (
     == 0
 )
 
+w1, w2 = torch.randn(5, 3, dtype=torch.float64), torch.randn(1, 5, dtype=torch.float64)
+
+
+def relu_network(t, w1, w2):
+    return (w2 @ torch.relu(w1 @ t)).sum()
+
+
+in_input = torch.autograd.functional.hessian(lambda t: relu_network(t, w1, w2), x.detach())
+in_weights = torch.autograd.functional.hessian(
+    lambda a, b: relu_network(x.detach(), a, b), (w1, w2)
+)
+print("ReLU network, nonzero second derivatives in its input:", int(in_input.count_nonzero()))
+print("  and in its two weights (their mixed block):", int(in_weights[0][1].count_nonzero()))
+assert in_input.count_nonzero() == 0 and in_weights[0][1].count_nonzero() > 0
+
+# %%
+# .. _error-index-no-graph:
+#
+# gradgradcheck passes, yet one gradient has no graph
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``backward`` computed one gradient with PyTorch operations and
+# another outside PyTorch (or detached it).
+# :func:`~torch.autograd.gradgradcheck` checks only the gradients that have a
+# graph, so it passes, and every second derivative that goes through the
+# other gradient is missing. **Check:** under ``create_graph=True``, with an
+# output gradient that requires grad, every gradient that ``backward``
+# returns must require grad (unless it is zero by design), as
+# :ref:`lesson 11 <lesson-diagnosing>` shows. **Fix:** pattern 4 for the
+# untracked code (:ref:`lesson 05 <lesson-untracked-backward>`). Below,
+# :math:`a b^2`, whose gradient for ``b`` comes from NumPy:
+
+
+class MulSquare(Function):
+    """a * b**2, both gradients with PyTorch operations."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b**2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, b = ctx.saved_tensors
+        return grad_out * b**2, 2 * a * b * grad_out
+
+
+class MulSquareNumpy(MulSquare):
+    @staticmethod
+    def backward(ctx, grad_out):
+        a, b = ctx.saved_tensors
+        grad_b = 2 * a.numpy(force=True) * b.numpy(force=True) * grad_out.numpy(force=True)
+        return grad_out * b**2, torch.as_tensor(grad_b)  # the second has no graph
+
+
+b = (torch.rand(3, dtype=torch.float64) + 0.5).requires_grad_()
+
+
+def gradients_with_graph(function):
+    out = function.apply(x, b)
+    grad_out = torch.ones_like(out, requires_grad=True)
+    grads = torch.autograd.grad(out, (x, b), grad_out, create_graph=True)
+    return [grad.requires_grad for grad in grads]
+
+
+def second_in_a(function):
+    """d/da of the sum of both gradients: 2b, all through the gradient for b."""
+    grads = torch.autograd.grad(function.apply(x, b).sum(), (x, b), create_graph=True)
+    return torch.autograd.grad(sum(g.sum() for g in grads), x, allow_unused=True)[0]
+
+
+print("gradgradcheck:", gradgradcheck(MulSquareNumpy.apply, (x, b)))
+print("gradients with a graph:", gradients_with_graph(MulSquareNumpy))
+print("d/da:", second_in_a(MulSquareNumpy), "true:", second_in_a(MulSquare))
+assert gradcheck(MulSquareNumpy.apply, (x, b)) and gradgradcheck(MulSquareNumpy.apply, (x, b))
+assert gradients_with_graph(MulSquareNumpy) == [True, False]
+assert gradients_with_graph(MulSquare) == [True, True]
+assert second_in_a(MulSquareNumpy) is None and torch.allclose(second_in_a(MulSquare), 2 * b)
+
 # %%
 # A gradient of None
 # ~~~~~~~~~~~~~~~~~~
@@ -793,8 +1216,10 @@ assert (
 # **Cause:** ``torch.autograd.grad(..., allow_unused=True)`` found no path to
 # that input: the derivative is zero (as in the entry "appears to not have
 # been used in the graph"), or the path was cut. **Fix:** for a zero
-# derivative, ``materialize_grads=True`` gives zeros; for a tensor passed
-# inside a list or dictionary, pass it as an argument; for an output marked
+# derivative, ``materialize_grads=True`` gives zeros; for a tensor
+# passed to a Function's ``apply`` inside a list or dictionary (which
+# autograd does not look into), pass it to ``apply`` as an argument of its
+# own; for an output marked
 # :meth:`~torch.autograd.function.FunctionCtx.mark_non_differentiable`, that is
 # the mark working (:ref:`lesson 06 <lesson-extending-rules>`); behind
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
@@ -895,17 +1320,28 @@ assert torch.allclose(tangent, 3 * x.detach() ** 2)
 # not implemented" when that backward operator has no derivative formula of
 # its own, or "the derivative for 'NAME' is not implemented" when its formula
 # says so. The fix is another path to the same value, made of operations that
-# can be differentiated twice.
+# can be differentiated twice. The entries below are not a complete list: the
+# :ref:`end of this section <error-index-gpu>` prints every operator whose
+# formula says ``not_implemented``, read from the PyTorch that built this page.
 #
 # ``derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** on a CPU, ``torch.nn.functional.scaled_dot_product_attention``
 # runs its fused flash kernel when its inputs allow (4-D, no dropout, among
-# other conditions), and that kernel's backward has no derivative. **Fix:**
-# for the part differentiated twice, ask for the math backend, which computes
-# attention with ordinary operations:
-# ``with torch.nn.attention.sdpa_kernel(SDPBackend.MATH):``.
+# other conditions), and that kernel's backward has no derivative. Readers
+# meet it through ``nn.MultiheadAttention`` called with
+# ``need_weights=False``, and through ``nn.TransformerEncoderLayer`` and
+# ``nn.TransformerDecoderLayer`` (which pass ``need_weights=False``), once
+# dropout is off: in eval mode, or with ``dropout=0``. With dropout in
+# training mode, or ``nn.MultiheadAttention``'s default
+# ``need_weights=True``, attention takes a path made of ordinary operations,
+# and double backward works. **Fix:** for the part
+# differentiated twice, ask for the math backend, which computes attention
+# with ordinary operations:
+# ``with torch.nn.attention.sdpa_kernel(SDPBackend.MATH):`` around the
+# forward pass, since the kernel is chosen there; around the gradient calls
+# alone, it changes nothing.
 
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -929,6 +1365,45 @@ with sdpa_kernel(SDPBackend.MATH):
     by_math_backend = second_derivative_in_q(F.scaled_dot_product_attention)
 assert torch.allclose(by_math_backend, second_derivative_in_q(attention_by_hand))
 
+
+def math_backend_around_gradients_only():
+    out = F.scaled_dot_product_attention(q, k, v)  # the flash kernel, chosen here
+    with sdpa_kernel(SDPBackend.MATH):
+        (grad_q,) = torch.autograd.grad(out.pow(2).sum(), q, create_graph=True)
+        torch.autograd.grad(grad_q.pow(2).sum(), q)
+
+
+message = message_of(RuntimeError, math_backend_around_gradients_only)
+assert "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented" in message
+
+# %%
+# Through the layers, on a batch of 2 sequences of 4 tokens of width 8:
+
+tokens = torch.rand(2, 4, 8, dtype=torch.float64, requires_grad=True)
+attention = torch.nn.MultiheadAttention(8, 2, batch_first=True, dtype=torch.float64)
+layer = torch.nn.TransformerEncoderLayer(
+    8, 2, dim_feedforward=16, batch_first=True, dtype=torch.float64
+)  # dropout=0.1 by default
+
+
+def second_derivative_in_tokens(module):
+    (grad,) = torch.autograd.grad(module(tokens).pow(2).sum(), tokens, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), tokens)[0]
+
+
+second_derivative_in_tokens(lambda t: attention(t, t, t)[0])  # need_weights=True: works
+flash_error = "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented"
+message = message_of(
+    RuntimeError,
+    lambda: second_derivative_in_tokens(lambda t: attention(t, t, t, need_weights=False)[0]),
+)
+assert flash_error in message
+second_derivative_in_tokens(layer)  # training mode, dropout on: works
+message = message_of(RuntimeError, lambda: second_derivative_in_tokens(layer.eval()))
+assert flash_error in message
+with sdpa_kernel(SDPBackend.MATH):
+    assert second_derivative_in_tokens(layer).isfinite().all()  # the fix, in eval mode
+
 # %%
 # ``the derivative for '_cdist_backward' is not implemented``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -940,7 +1415,12 @@ assert torch.allclose(by_math_backend, second_derivative_in_q(attention_by_hand)
 # only when an input has more than 25 rows). **Fix:** for ``p=2``, that
 # ``compute_mode``; for any ``p``, the distances written with differentiable
 # operations, ``(x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p=p, dim=-1)``,
-# which hold every difference in memory.
+# which hold every difference in memory. Where two points coincide (the
+# diagonal of ``cdist(x, x)``), that norm has second derivatives of NaN for
+# ``p=2`` (and for other ``p``: 1.5 and 2.5 among those tried, not 1 or 3);
+# there, for ``p=2``, use the ``compute_mode`` above, which stays finite;
+# otherwise mask the zero differences, or write the norm as
+# ``torch.sqrt((d ** 2).sum(-1) + eps)``.
 
 points = torch.rand(4, 2, dtype=torch.float64, requires_grad=True)
 centres = torch.rand(5, 2, dtype=torch.float64)
@@ -960,6 +1440,21 @@ by_products = second_derivative_in_points(
     lambda a, b: torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist")
 )
 assert torch.allclose(by_products, by_differences)
+
+
+def second_derivative_to_itself(distance):
+    (grad,) = torch.autograd.grad(distance(points, points).sum(), points, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+
+
+nan_by_differences = second_derivative_to_itself(
+    lambda a, b: (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(dim=-1)
+).isnan()
+finite_by_products = second_derivative_to_itself(
+    lambda a, b: torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist")
+).isfinite()
+print("cdist(x, x), NaN second derivatives by differences:", bool(nan_by_differences.any()))
+assert nan_by_differences.any() and finite_by_products.all()
 try:  # p=1 has no path through matrix products
     second_derivative_in_points(
         lambda a, b: torch.cdist(a, b, p=1.0, compute_mode="use_mm_for_euclid_dist")
@@ -977,6 +1472,8 @@ assert "the derivative for '_cdist_backward' is not implemented" in message
 # kernel of its own, which has no derivative. **Fix:** the loss computed by
 # CTC's forward recursion written with PyTorch operations, which autograd
 # differentiates to any order (slower: a Python loop over time steps). It is
+# a sketch: for an impossible alignment it returns about ``1e30`` where
+# ``ctc_loss`` returns ``inf``, and it has no ``zero_infinity``. It is
 # compared with ``ctc_loss`` through a ``log_softmax``, as ``ctc_loss``
 # expects: its own gradient assumes normalised log-probabilities.
 
@@ -997,14 +1494,17 @@ def second_derivative_in_logits(ctc):
 def ctc_loss_by_recursion(log_probs, targets, input_lengths, target_lengths, blank=0):
     """CTC loss summed over the batch, by its forward recursion in log space."""
     assert log_probs.dim() == 3, "takes log_probs of shape (T, N, C)"
-    log_zero = torch.tensor(-1e30, dtype=log_probs.dtype)  # finite: no nan in gradients
+    device = log_probs.device
+    log_zero = torch.tensor(-1e30, dtype=log_probs.dtype, device=device)  # finite: no nan
     losses = []
     for n in range(log_probs.shape[1]):
         labels = targets[n, : target_lengths[n]]
         assert len(labels) > 0, "takes targets of length 1 or more"
-        path = torch.full((2 * len(labels) + 1,), blank)  # a blank around every label
+        path = torch.full((2 * len(labels) + 1,), blank, device=device)  # blank around each
         path[1::2] = labels
-        can_skip = torch.zeros(len(path), dtype=torch.bool)  # a blank between two labels
+        # can_skip[s]: position s may be reached from s - 2, skipping the blank
+        # between them: s holds a label that differs from the label at s - 2
+        can_skip = torch.zeros(len(path), dtype=torch.bool, device=device)
         can_skip[2:] = (path[2:] != blank) & (path[2:] != path[:-2])
         log_p = log_probs[: input_lengths[n], n, path]
         alpha = torch.cat([log_p[0, :2], log_zero.expand(len(path) - 2)])
@@ -1037,6 +1537,94 @@ def tiny_ctc(log_probs):
 assert gradcheck(tiny_ctc, (tiny,)) and gradgradcheck(tiny_ctc, (tiny,))
 
 # %%
+# ``the derivative for '_pdist_backward' is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** the backward of ``torch.pdist``, the distances between the rows
+# of a matrix, has no derivative, for every ``p``. **Fix:** the same
+# distances through ``torch.cdist``: for ``p=2``, ``cdist(x, x,
+# compute_mode="use_mm_for_euclid_dist")``, keeping the pairs above the
+# diagonal that ``torch.triu_indices(n, n, 1)`` lists, in the order of
+# ``pdist``; for any ``p``, the differences of those pairs of rows and their
+# norm, with the caveat of the entry above for rows that coincide.
+
+
+def second_derivative_in_rows(distance):
+    (grad,) = torch.autograd.grad(distance(points).pow(2).sum(), points, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+
+
+def pdist_by_products(rows):
+    first, second = torch.triu_indices(len(rows), len(rows), 1)
+    return torch.cdist(rows, rows, compute_mode="use_mm_for_euclid_dist")[first, second]
+
+
+def pdist_by_differences(rows):
+    first, second = torch.triu_indices(len(rows), len(rows), 1)
+    return (rows[first] - rows[second]).norm(dim=-1)
+
+
+message = message_of(NotImplementedError, lambda: second_derivative_in_rows(torch.pdist))
+assert "the derivative for '_pdist_backward' is not implemented" in message
+assert torch.allclose(pdist_by_products(points), torch.pdist(points))
+assert torch.allclose(pdist_by_differences(points), torch.pdist(points))
+by_products = second_derivative_in_rows(pdist_by_products)
+assert by_products.isfinite().all()
+assert torch.allclose(by_products, second_derivative_in_rows(pdist_by_differences))
+
+# %%
+# ``the derivative for '_embedding_bag_backward' is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``torch.nn.functional.embedding_bag`` and ``nn.EmbeddingBag``,
+# which sum, average or take the maximum of rows of a table over each bag of
+# indices, compute the table's gradient with a backward that has no
+# derivative (in the modes ``"sum"``, ``"mean"`` and ``"max"`` alike).
+# **Fix:** for ``"sum"`` and ``"mean"``, look the rows up with
+# ``torch.nn.functional.embedding`` and add them up per bag with
+# ``index_add``; for bags that all have the same length, as a matrix of
+# indices, ``F.embedding(indices, table).mean(1)`` is enough. Below, a sketch
+# for a 1-D ``indices`` and ``offsets``, without ``per_sample_weights``,
+# ``padding_idx`` or ``include_last_offset``:
+
+table = torch.rand(10, 4, dtype=torch.float64, requires_grad=True)
+indices = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+offsets = torch.tensor([0, 3, 3])  # three bags: 3 indices, none, 5 indices
+
+
+def embedding_bag_by_lookup(indices, table, offsets, mode="mean"):
+    """``embedding_bag`` for 1-D indices and offsets, mode "sum" or "mean"."""
+    lengths = torch.diff(offsets, append=torch.tensor([len(indices)], device=offsets.device))
+    bag = torch.repeat_interleave(torch.arange(len(offsets), device=offsets.device), lengths)
+    rows = torch.nn.functional.embedding(indices, table)
+    sums = table.new_zeros(len(offsets), table.shape[1]).index_add(0, bag, rows)
+    if mode == "sum":
+        return sums
+    return sums / lengths.clamp(min=1).unsqueeze(1).to(table.dtype)  # an empty bag: zeros
+
+
+def second_derivative_in_table(bags):
+    (grad,) = torch.autograd.grad(bags(table).pow(2).sum(), table, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), table)[0]
+
+
+message = message_of(
+    NotImplementedError,
+    lambda: second_derivative_in_table(lambda t: F.embedding_bag(indices, t, offsets)),
+)
+assert "the derivative for '_embedding_bag_backward' is not implemented" in message
+for mode in ("sum", "mean"):
+    assert torch.allclose(
+        embedding_bag_by_lookup(indices, table, offsets, mode),
+        F.embedding_bag(indices, table, offsets, mode=mode),
+    )
+second = second_derivative_in_table(lambda t: embedding_bag_by_lookup(indices, t, offsets))
+assert second.abs().sum() > 0  # the mean's second derivative is not zero
+assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (table,))
+
+# %%
+# .. _error-index-gpu:
+#
 # On a GPU (not run here)
 # ~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -1055,7 +1643,10 @@ assert gradcheck(tiny_ctc, (tiny,)) and gradgradcheck(tiny_ctc, (tiny,))
 #   operators have no derivative formula. The math backend is the fix there
 #   too.
 #
-# The same file confirms the three operators run above.
+# The same file confirms what the built-in entries above met: the backward
+# operators of the attention kernels and of CTC have no derivative formula of
+# their own, and every derivative of ``_cdist_backward`` and of
+# ``_pdist_backward`` is ``not_implemented``.
 
 from importlib.resources import files
 
@@ -1086,8 +1677,23 @@ for forward in (
 for forward, backward in backward_of.items():
     print(f"{forward} -> {backward}: derivative formula of its own: {backward in entries}")
     assert backward not in entries
-print("_cdist_backward:", entries["_cdist_backward"])
-assert all("not_implemented" in line for line in entries["_cdist_backward"])
+for backward in ("_cdist_backward", "_pdist_backward"):
+    print(f"{backward}:", entries[backward])
+    assert all("not_implemented" in line for line in entries[backward])
+
+# %%
+# Every operator whose formula says ``not_implemented`` for at least one of
+# its inputs, in this build's PyTorch. A name on it is a place to look, not a
+# verdict: the formula may concern only an input that needs no gradient in
+# practice (the saved statistics of ``native_layer_norm_backward``), and an
+# operator whose backward has no formula at all, as for attention and CTC
+# above, is not on it.
+
+not_implemented = sorted(
+    name for name, lines in entries.items() if any("not_implemented" in line for line in lines)
+)
+print(", ".join(not_implemented))
+assert {"_cdist_backward", "_pdist_backward", "_embedding_bag_backward"} <= set(not_implemented)
 
 # %%
 # Back to :doc:`/summary`, or to the lessons: :ref:`lessons`.

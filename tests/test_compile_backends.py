@@ -1,12 +1,15 @@
 """What lesson 13 says of the default backend, checked with inductor itself.
 
 Lesson 13 compiles with ``aot_eager_decomp_partition`` (inductor's operator
-decompositions and min-cut partitioner, without its code generation) and says
-that the default ``inductor`` backend saves the same tensors for its backward
-and fails in the same way. A lesson cannot run inductor (it compiles C++ and
-costs seconds), so this module builds the lesson's small examples itself and
-compiles each with both backends. It is slow: every case compiles with
-inductor.
+decompositions and min-cut partitioner, without inductor's graph rewrites and
+code generation) and says that the default ``inductor`` backend gives the same
+result on each of its examples. A lesson cannot run inductor (it compiles C++
+and costs seconds), so this module builds the lesson's examples itself and
+runs each with both backends: what the compiled part saves for its backward,
+whether a second pass raises or is silently wrong, the gradient penalty through
+the compiled critic, the step that compiles only what is differentiated once,
+and ``torch.func.grad`` inside the compiled function. It is slow: every case
+compiles with inductor.
 """
 
 from __future__ import annotations
@@ -21,12 +24,35 @@ BACKENDS = ["aot_eager_decomp_partition", "inductor"]
 torch.manual_seed(0)
 W = torch.randn(3, 3, dtype=torch.float64)
 
-# f of the lesson's h(x) = f(x) + x**2, and whether the second derivative raises.
+
+def two_tanh(t):
+    return 2 * torch.tanh(t @ W)
+
+
+def saves_x(saved, x, out):
+    return len(saved) == 1 and saved[0] is x
+
+
+def saves_output(saved, x, out):
+    (t,) = saved
+    return t.grad_fn is out.grad_fn and t.data_ptr() == out.data_ptr()
+
+
+def saves_xw_and_w(saved, x, out):
+    xw, w = saved
+    return torch.allclose(xw.flatten(), x.detach() @ W) and torch.equal(w, W.T)
+
+
+# f of the lesson's h(x) = f(x) + x**2: (f, what it saves, whether h'' raises)
 CASES = {
-    "sin": (torch.sin, True),
-    "exp": (torch.exp, True),
-    "2 tanh(xW)": (lambda t: 2 * torch.tanh(t @ W), False),
+    "sin": (torch.sin, saves_x, True),
+    "exp": (torch.exp, saves_output, True),
+    "2 tanh(xW)": (two_tanh, saves_xw_and_w, False),
 }
+
+
+def new_x():
+    return torch.tensor([-0.5, 0.5, 1.0], dtype=torch.float64, requires_grad=True)
 
 
 def h_second(f, x):
@@ -44,10 +70,12 @@ def fresh_dynamo():
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", list(CASES))
 def test_what_is_saved_decides_error_or_silence(case, backend):
-    f, raises = CASES[case]
-    x = torch.tensor([-0.5, 0.5, 1.0], dtype=torch.float64, requires_grad=True)
+    f, saves, raises = CASES[case]
+    x = new_x()
     compiled_f = torch.compile(f, backend=backend)
-    saved = compiled_f(x).grad_fn.saved_tensors
+    out = compiled_f(x)
+    saved = out.grad_fn.saved_tensors
+    assert saves(saved, x, out)
     assert any(t.requires_grad for t in saved) == raises
     if raises:
         with pytest.raises(RuntimeError) as error:
@@ -59,6 +87,30 @@ def test_what_is_saved_decides_error_or_silence(case, backend):
         assert not torch.allclose(second, h_second(f, x))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_compiled_part_that_saves_nothing_tracked_alone(backend):
+    x = new_x()
+    compiled_f = torch.compile(two_tanh, backend=backend)
+
+    def first():
+        return torch.autograd.grad(compiled_f(x).sum(), x, create_graph=True)[0]
+
+    node = first().grad_fn
+    leaves = [n.variable for n, _ in node.next_functions if n is not None]
+    assert [t.shape for t in leaves] == [(0,)] and all(t.requires_grad for t in leaves)
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        torch.autograd.grad(first().sum(), x)
+    assert torch.autograd.grad(first().sum(), x, allow_unused=True) == (None,)
+    with pytest.raises(RuntimeError) as error:
+        first().sum().backward()
+    assert str(error.value) == DOUBLE_BACKWARD
+    # An incoming gradient that depends on x leads to the node.
+    (grad,) = torch.autograd.grad(torch.tanh(compiled_f(x)).sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError) as error:
+        torch.autograd.grad(grad.sum(), x)
+    assert str(error.value) == DOUBLE_BACKWARD
+
+
 class Softplus(torch.autograd.Function):
     @staticmethod
     def forward(x):
@@ -66,7 +118,8 @@ class Softplus(torch.autograd.Function):
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(*inputs)
+        (x,) = inputs
+        ctx.save_for_backward(x)
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -79,15 +132,80 @@ class SoftplusLayer(nn.Module):
         return Softplus.apply(x)
 
 
+class Critic:
+    """Lesson 13's critic, its samples and its gradient penalty."""
+
+    def __init__(self):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(2, 16), SoftplusLayer(), nn.Linear(16, 1, bias=False))
+        self.model = model.double()
+        self.real = torch.randn(32, 2, dtype=torch.float64) + 2
+        self.fake = torch.randn(32, 2, dtype=torch.float64)
+        self.mix = torch.rand(32, 1, dtype=torch.float64)
+
+    def x_hat(self):
+        return self.mix * self.real + (1 - self.mix) * self.fake
+
+    def penalty(self, model):
+        x_hat = self.x_hat().requires_grad_()
+        (grad,) = torch.autograd.grad(model(x_hat).sum(), x_hat, create_graph=True)
+        return ((grad.norm(dim=1) - 1) ** 2).mean()
+
+    def penalty_grads(self, model):
+        params = list(self.model.parameters())
+        return torch.autograd.grad(self.penalty(model), params, allow_unused=True)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_gradient_penalty_through_the_compiled_critic_raises(backend):
-    torch.manual_seed(0)
-    critic = nn.Sequential(nn.Linear(2, 16), SoftplusLayer(), nn.Linear(16, 1, bias=False))
-    critic = critic.double()
-    compiled = torch.compile(critic, backend=backend)
-    x_hat = torch.randn(8, 2, dtype=torch.float64, requires_grad=True)
-    (grad,) = torch.autograd.grad(compiled(x_hat).sum(), x_hat, create_graph=True)
-    penalty = ((grad.norm(dim=1) - 1) ** 2).mean()
-    with pytest.raises(RuntimeError) as error:
-        torch.autograd.grad(penalty, list(critic.parameters()), allow_unused=True)
-    assert str(error.value) == DOUBLE_BACKWARD
+    critic = Critic()
+    compiled = torch.compile(critic.model, backend=backend)
+    x_hat = critic.x_hat().requires_grad_()
+    saved = compiled(x_hat).grad_fn.saved_tensors
+    assert sum(t is x_hat for t in saved) == 1
+    assert sum(t.requires_grad for t in saved) == 3  # x_hat and the two weights
+    for second_pass in (
+        lambda: critic.penalty(compiled).backward(),
+        lambda: critic.penalty_grads(compiled),
+    ):
+        with pytest.raises(RuntimeError) as error:
+            second_pass()
+        assert str(error.value) == DOUBLE_BACKWARD
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_compiling_what_is_differentiated_once_equals_eager(backend):
+    critic = Critic()
+    model = critic.model
+    compiled = torch.compile(model, backend=backend)
+
+    def step(fast):
+        model.zero_grad()
+        wasserstein = fast(critic.fake).mean() - fast(critic.real).mean()
+        (wasserstein + 10 * critic.penalty(model)).backward()
+        return [p.grad.clone() for p in model.parameters()]
+
+    split, reference = step(compiled), step(model)
+    assert all(torch.allclose(s, r) for s, r in zip(split, reference, strict=True))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_func_grad_inside_the_compiled_function_is_silently_wrong(backend):
+    critic = Critic()
+    params = dict(critic.model.named_parameters())
+
+    def functional_penalty(params, x_hat):
+        def score(x):
+            return torch.func.functional_call(critic.model, params, (x,)).sum()
+
+        grad = torch.func.grad(score)(x_hat)
+        return ((grad.norm(dim=1) - 1) ** 2).mean()
+
+    eager = critic.penalty_grads(critic.model)
+    compiled = torch.compile(functional_penalty, backend=backend)
+    grads = torch.autograd.grad(
+        compiled(params, critic.x_hat()), list(params.values()), allow_unused=True
+    )
+    assert torch.allclose(functional_penalty(params, critic.x_hat()), critic.penalty(critic.model))
+    same = [None if g is None else torch.allclose(g, e) for g, e in zip(grads, eager, strict=True)]
+    assert same == [False, None, None]

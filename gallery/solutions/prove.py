@@ -142,6 +142,11 @@ def _sigmoid(ns):
         ctx.save_for_backward(torch.sigmoid(x))  # equal to the output, but an intermediate
         return torch.sigmoid(x)
 
+    def save_a_clone(ctx, x):
+        result = torch.sigmoid(x)
+        ctx.save_for_backward(result.clone())  # equal to the output, but an intermediate
+        return result
+
     return {
         "the input saved instead of the output": (
             _variant(s, save_input, from_input),
@@ -149,7 +154,11 @@ def _sigmoid(ns):
         ),
         "a second sigmoid saved instead of the output": (
             _variant(s, forward=save_a_copy),
-            "second derivative",
+            "the tensor you saved is not the output you returned",
+        ),
+        "a clone of the output saved": (
+            _variant(s, forward=save_a_clone),
+            "the tensor you saved is not the output you returned",
         ),
     }
 
@@ -229,6 +238,10 @@ def _exp_numpy(ns):
         (result,) = ctx.saved_tensors
         return torch.as_tensor(grad_out.detach().numpy() * result.detach().numpy())
 
+    def numpy_backward_no_detach(ctx, grad_out):
+        (result,) = ctx.saved_tensors
+        return torch.as_tensor(grad_out.numpy() * result.numpy())  # fine until create_graph
+
     def torch_backward(ctx, grad_out):
         (result,) = ctx.saved_tensors
         return grad_out * result
@@ -258,7 +271,11 @@ def _exp_numpy(ns):
     return {
         "a backward in NumPy, not a second Function": (
             _variant(s, backward=numpy_backward),
-            "second derivative",
+            "backward leaves no graph (NumPy",
+        ),
+        "a backward in NumPy without .detach(), not a second Function": (
+            _variant(s, backward=numpy_backward_no_detach),
+            "backward leaves no graph (NumPy",
         ),
         "a backward in PyTorch operations, not a second Function": (
             _variant(s, backward=torch_backward),
