@@ -305,6 +305,9 @@ def check_x_exp(function):
             if not torch.allclose(got, value):
                 raise AssertionError(f"forward is not {name} {where}")
         out, exp = outs
+        if not exp.requires_grad:
+            message = "exp(x) does not require grad: do not mark it non-differentiable"
+            raise AssertionError(f"{message}; its gradient carries part of the second derivative")
         if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
             raise AssertionError("the output does not come from a custom Function")
         kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]

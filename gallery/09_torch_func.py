@@ -183,7 +183,8 @@ assert "implement the jvp function" in result_or_error(func.jacfwd, Tanh)
 # ``TanhGrad`` under ``vmap``, so ``TanhGrad`` needs a vmap rule (a
 # hand-written one if it uses NumPy, as the next section shows);
 # ``grad(grad(...))``, which uses no ``vmap``, works without one, and so does
-# ``jacrev`` with ``chunk_size=1``.
+# ``jacrev(jacrev(...))`` when both calls get ``chunk_size=1``: the outer
+# ``jacrev`` runs ``backward``, and so ``TanhGrad``, under ``vmap`` too.
 
 
 class TanhGrad(torch.autograd.Function):
@@ -219,6 +220,8 @@ chunked = result_or_error(
     lambda f: func.jacrev(func.jacrev(f, chunk_size=1), chunk_size=1), TanhCallsGrad
 )
 assert torch.allclose(chunked, H_formula)
+inner_only = result_or_error(lambda f: func.jacrev(func.jacrev(f, chunk_size=1)), TanhCallsGrad)
+assert "vmap over TanhGrad," in inner_only
 
 # %%
 # ``hessian`` and ``jacfwd(jacrev(L))`` ask more of ``TanhGrad``: their outer
@@ -433,7 +436,7 @@ print("NumpySoftplusGenerated passes too, with a vmap rule that fails")
 # * ``grad(grad(f))`` and ``jacrev(jacrev(f))`` need, beyond that style, only a
 #   correct ``backward``: no ``jvp``, and no vmap rule for the Function unless
 #   they run under ``vmap`` themselves. ``jacrev`` runs ``backward`` under
-#   ``vmap``, though (unless called with ``chunk_size=1``), so for it
+#   ``vmap``, though (unless every ``jacrev`` gets ``chunk_size=1``), so for it
 #   ``backward`` must use operations that ``vmap`` can batch, and a Function
 #   that ``backward`` calls needs a vmap rule.
 # * ``hessian`` and ``jacfwd`` run forward mode under ``vmap``: they need a

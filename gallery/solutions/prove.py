@@ -184,6 +184,11 @@ def _x_exp(ns):
         exp = torch.exp(x)  # right, and tracked, but not what the exercise asks
         return grad_out * (1 + x) * exp + grad_exp * exp
 
+    def mark_exp(ctx, x):
+        out, exp = s.forward(ctx, x)
+        ctx.mark_non_differentiable(exp)  # "the user never uses it"
+        return out, exp
+
     return {
         "exp(x) computed again in backward instead of saved": (
             _variant(s, save_input, recompute),
@@ -200,6 +205,10 @@ def _x_exp(ns):
         "a second exp(x) saved instead of the output": (
             _variant(s, forward=save_a_copy),
             "second derivative",
+        ),
+        "exp(x) marked non-differentiable": (
+            _variant(s, forward=mark_exp),
+            "non-differentiable",
         ),
     }
 
