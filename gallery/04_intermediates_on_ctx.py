@@ -378,6 +378,9 @@ def check_softplus(function):
         except Exception as err:
             raise AssertionError(f"forward fails {where}: {err}") from None
         out = outs[0] if isinstance(outs, tuple) else outs
+        if isinstance(outs, tuple) and not all(t.requires_grad for t in outs if torch.is_tensor(t)):
+            message = "an extra output does not require grad: do not mark it non-differentiable"
+            raise AssertionError(f"{message}; its gradient carries part of the second derivative")
         if not torch.is_tensor(out) or (out.shape, out.dtype) != (x.shape, x.dtype):
             got = type(out).__name__
             if torch.is_tensor(out):
