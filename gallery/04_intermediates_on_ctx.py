@@ -105,10 +105,10 @@ assert "does not require grad and does not have a grad_fn" in error
 # In real code: a silently wrong second derivative
 # ------------------------------------------------
 #
-# A second pass raises an error only for a variable that ``grad_x``'s graph
-# does not reach. A variable it reaches through the incoming gradient, or
-# through the derivative of the Function's input, gets a silently wrong
-# result. Take
+# A second pass misses the terms through the values on ``ctx``. Only a
+# variable the Function's input depends on has such terms: it can be silently
+# wrong if ``grad_x`` reaches it another way, and is unreached otherwise.
+# Others come out right. Take
 # :math:`L = \frac{1}{2} \sum \sinh(x)^2`, whose incoming gradient is
 # :math:`\sinh(x)`:
 #
@@ -135,35 +135,39 @@ assert torch.allclose(wrong, torch.cosh(x).detach() ** 2)
 assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 
 # %%
-# No error, no warning: the term :math:`\sinh(x)^2`, which comes from
-# differentiating :math:`\cosh(x)` inside ``backward``, is missing.
+# No error, no warning: the term :math:`\sinh(x)^2`, from differentiating
+# :math:`\cosh(x)` inside ``backward``, is missing.
 #
-# In a :ref:`gradient penalty <gradient-penalty>`, the incoming gradient is
-# the ones from ``sum``, but differentiating the input of
-# :math:`\sinh(w x + c)` brings ``w`` into ``grad_x``: its gradient is
-# silently wrong. ``c`` is not reached: :func:`torch.autograd.grad` raises,
-# and ``.backward()`` silently leaves ``c.grad`` at ``None``. PyTorch's own
-# tracker describes this trap in
+# In this :ref:`gradient penalty <gradient-penalty>` on
+# :math:`v \sinh(w x + c)`, ``w`` reaches ``grad_x`` through the chain rule's
+# factor :math:`w` and is silently wrong; ``v``, only through the incoming
+# gradient, is right. ``c`` is not reached: :func:`torch.autograd.grad`
+# raises, and ``.backward()`` silently leaves ``c.grad`` at ``None``.
+# PyTorch's own tracker describes this trap in
 # `pytorch/pytorch#58509 <https://github.com/pytorch/pytorch/issues/58509>`__
 # and `#76185 <https://github.com/pytorch/pytorch/issues/76185>`__.
 
+v = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
 w = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
 c = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
 
 
 def penalty(sinh):
-    (grad,) = torch.autograd.grad(sinh(w * x + c).sum(), x, create_graph=True)
+    (grad,) = torch.autograd.grad((v * sinh(w * x + c)).sum(), x, create_graph=True)
     return grad.pow(2).sum()
 
 
 def penalty_grads(sinh):
-    """The penalty's .grad for w and c after .backward(), as a training step takes them."""
-    w.grad = c.grad = x.grad = None
+    """The penalty's .grad for v, w and c after .backward(), as a training step takes them."""
+    v.grad = w.grad = c.grad = x.grad = None
     penalty(sinh).backward()
-    return w.grad, c.grad
+    return v.grad, w.grad, c.grad
 
 
-(w_on_ctx, c_on_ctx), (w_ref, c_ref) = penalty_grads(SinhOnCtx.apply), penalty_grads(torch.sinh)
+(v_on_ctx, w_on_ctx, c_on_ctx), (v_ref, w_ref, c_ref) = map(
+    penalty_grads, (SinhOnCtx.apply, torch.sinh)
+)
+print("v.grad, SinhOnCtx:", v_on_ctx, "| torch.sinh:", v_ref)
 print("w.grad, SinhOnCtx:", w_on_ctx, "| torch.sinh:", w_ref)
 print("c.grad, SinhOnCtx:", c_on_ctx, "| torch.sinh:", c_ref)
 try:
@@ -173,9 +177,11 @@ except RuntimeError as err:
     unreached = str(err)
 print("torch.autograd.grad for c, SinhOnCtx:", unreached)
 cosh, sinh = torch.cosh(w * x + c).detach(), torch.sinh(w * x + c).detach()
-assert torch.allclose(w_ref, (2 * w * cosh**2 + 2 * w**2 * cosh * sinh * x).sum())
-assert torch.allclose(w_on_ctx, (2 * w * cosh**2).sum())  # cosh(w x + c) held constant
-assert c_on_ctx is None and torch.allclose(c_ref, (2 * w**2 * cosh * sinh).sum())
+assert torch.allclose(v_ref, (2 * v * w**2 * cosh**2).sum())
+assert torch.allclose(w_ref, (2 * v**2 * w * cosh**2 + 2 * v**2 * w**2 * cosh * sinh * x).sum())
+assert torch.allclose(w_on_ctx, (2 * v**2 * w * cosh**2).sum())  # cosh(w x + c) held constant
+assert torch.allclose(v_on_ctx, v_ref) and not torch.allclose(w_on_ctx, w_ref)  # the contrast
+assert c_on_ctx is None and torch.allclose(c_ref, (2 * v**2 * w**2 * cosh * sinh).sum())
 assert "appears to not have been used in the graph" in unreached
 x.grad = None
 
@@ -298,9 +304,9 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 #   constants to autograd.
 # * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
 #   :func:`~torch.autograd.gradgradcheck` fails.
-# * A second pass raises an error only for what ``grad_x``'s graph does not
-#   reach (``.backward()`` leaves its ``.grad`` at ``None``); what it reaches,
-#   as in a gradient penalty, comes out silently wrong.
+# * A second pass misses the terms through the values on ``ctx``: only
+#   variables the Function's input depends on can be silently wrong, or
+#   unreached (``.grad`` left at ``None``).
 # * The fix is :ref:`pattern 3 <lesson-saving-intermediates>`: return them as
 #   outputs, or compute them again in ``backward``. Only an intermediate whose
 #   derivative is zero, such as a mask or indices, is safe to save as it is.
@@ -372,6 +378,9 @@ def check_softplus(function):
         except Exception as err:
             raise AssertionError(f"forward fails {where}: {err}") from None
         out = outs[0] if isinstance(outs, tuple) else outs
+        if isinstance(outs, tuple) and not all(t.requires_grad for t in outs if torch.is_tensor(t)):
+            message = "an extra output does not require grad: do not mark it non-differentiable"
+            raise AssertionError(f"{message}; its gradient carries part of the second derivative")
         if not torch.is_tensor(out) or (out.shape, out.dtype) != (x.shape, x.dtype):
             got = type(out).__name__
             if torch.is_tensor(out):

@@ -111,10 +111,31 @@ assert torch.allclose(jvp_forward, jacobian(g, x) @ v)
 
 # %%
 # Without a ``jvp``, a Function refuses dual tensors with a
-# ``NotImplementedError`` (:ref:`lesson 06 <lesson-extending-rules>` shows it).
-# With a ``jvp`` but without ``save_for_forward``, ``ctx.saved_tensors`` is
-# empty inside ``jvp``, and the error is a bare ``ValueError`` from unpacking
-# it:
+# ``NotImplementedError``. With a ``jvp`` but without ``save_for_forward``,
+# ``ctx.saved_tensors`` is empty inside ``jvp``, and the error is a bare
+# ``ValueError`` from unpacking it:
+
+
+class XSinNoJvp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * torch.sin(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * (torch.sin(x) + x * torch.cos(x))
+
+
+with fwAD.dual_level():
+    try:
+        XSinNoJvp.apply(fwAD.make_dual(x, v))
+        no_jvp = ""
+    except NotImplementedError as error:
+        no_jvp = str(error)
+print("no jvp:", no_jvp)
+assert "implement the jvp function" in no_jvp
 
 
 class XSinForgotSaveForForward(torch.autograd.Function):

@@ -21,7 +21,7 @@ checks every result against a formula or a loop.
 # In that style, ``Tanh.setup_context`` saves the output, since
 # :math:`\tanh'(x) = 1 - \tanh(x)^2`. What ``vmap`` adds is a rule for
 # batching the Function; without one, as in ``TanhNoVmapRule``, it refuses the
-# Function (:ref:`lesson 06 <lesson-extending-rules>` shows the error).
+# Function.
 # ``generate_vmap_rule = True`` lets ``vmap`` batch it
 # by running its methods under ``vmap`` themselves, which works when they use
 # only PyTorch operations that ``vmap`` can batch: no NumPy (shown below), no
@@ -60,6 +60,13 @@ torch.manual_seed(0)
 batch = torch.randn(5, 3, dtype=torch.float64)
 batched = func.vmap(Tanh.apply)(batch)
 assert torch.allclose(batched, torch.stack([Tanh.apply(row) for row in batch]))
+try:
+    func.vmap(TanhNoVmapRule.apply)(batch)
+    refused = ""
+except RuntimeError as error:
+    refused = str(error).split(".")[0]
+print("vmap, no rule:", refused)
+assert "does not have vmap support" in refused
 
 # %%
 # ``vmap(grad(...))`` gives one gradient per example. Each row :math:`a_i` of

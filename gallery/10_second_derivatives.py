@@ -170,8 +170,8 @@ assert torch.allclose(hv, hv_builtin)
 # computes the incoming gradient :math:`2y`. That gradient reaches ``x``
 # through ``SmoothReLUBackward``, the sigmoid reaches it directly: the
 # result depends on both, and the second backward walks both from :math:`g`
-# back to ``x``. ``node_names`` is the helper of
-# :ref:`lesson 03 <lesson-saving-intermediates>`.
+# back to ``x``. ``node_names`` below collects the class name of every node
+# under a node.
 
 from torchviz import make_dot
 

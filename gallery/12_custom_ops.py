@@ -89,11 +89,12 @@ assert torch.allclose(second, -torch.sin(x))
 # the backward reaches NumPy, and is the same whether a
 # :class:`torch.autograd.Function` or a custom operator holds that backward.
 # NumPy called directly is silently a constant, or an error (lesson 05 shows
-# when). NumPy wrapped as an operator
-# without a registered gradient is never silently a constant in reverse mode:
-# the operator's backward raises, so a backward pass that reaches it stops,
-# whichever way the second derivative is asked for. Here it stops both for a
-# custom operator and for a Function whose backward calls ``numpy_cos``:
+# when). NumPy wrapped with :func:`~torch.library.custom_op` without a
+# registered gradient is never silently a constant in reverse mode: the
+# autograd kernel that ``custom_op`` gives the operator raises, so a backward
+# pass that reaches it stops, whichever way the second derivative is asked
+# for. Here it stops both for a custom operator and for a Function whose
+# backward calls ``numpy_cos``:
 
 
 @torch.library.custom_op("dbw::numpy_cos", mutates_args=())
@@ -157,6 +158,66 @@ for sin in (numpy_sin_untracked, SinFunction.apply):
             messages.append(str(error))
 print("RuntimeError:", messages[0])
 assert len(messages) == 6 and all("through dbw.numpy_cos.default but no" in m for m in messages)
+
+# %%
+# That error comes from ``custom_op``. An operator defined the lower-level way,
+# with ``torch.library.define`` and ``torch.library.impl`` (or
+# ``torch.library.Library``), or in C++ with ``TORCH_LIBRARY``, has no
+# autograd kernel unless one is registered for it. Autograd then treats it as
+# a constant: it only warns, with a ``UserWarning`` that this "may lead to
+# silently incorrect behavior", and passes no gradient on. The same three
+# passes through a Function whose backward calls such an operator raise no
+# error of the operator: ``.backward()`` leaves ``x.grad`` at ``None``,
+# :func:`torch.autograd.grad` gives autograd's generic message, and
+# ``allow_unused=True`` gives ``None``. With another term in the loss, that
+# term's gradient alone comes out, wrong. Wrap such code with ``custom_op``,
+# or register an autograd kernel for the operator.
+
+torch.library.define("dbw::numpy_cos_raw", "(Tensor x) -> Tensor")
+
+
+@torch.library.impl("dbw::numpy_cos_raw", "cpu")
+def _(x):
+    return torch.as_tensor(np.cos(x.numpy(force=True)))
+
+
+class SinRawCos(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return torch.sin(x)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.ops.dbw.numpy_cos_raw(x)
+
+
+assert gradcheck(SinRawCos.apply, (x,))
+outcomes = []
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for second_pass in second_passes():
+        (grad_x,) = torch.autograd.grad(SinRawCos.apply(x).sum(), x, create_graph=True)
+        try:
+            outcomes.append(second_pass(grad_x))
+        except RuntimeError as error:
+            outcomes.append(f"RuntimeError: {error}")
+    y = x.detach().requires_grad_()
+    (grad_y,) = torch.autograd.grad(SinRawCos.apply(y).sum(), y, create_graph=True)
+    (grad_y.sum() + (y**2).sum()).backward()  # right: 2y - sin(y)
+for asked, outcome in zip((".backward(), then x.grad:", "grad:", "grad, allow_unused:"), outcomes):
+    print(f"{asked:27}", x.grad if outcome is None else outcome)
+print("with a y**2 term, y.grad is 2y alone:", torch.allclose(y.grad, 2 * y))
+assert outcomes[0] is None and x.grad is None and outcomes[2] == (None,)
+assert outcomes[1].startswith("RuntimeError: ") and "not have been used" in outcomes[1]
+assert torch.allclose(y.grad, 2 * y) and not torch.allclose(y.grad, 2 * y - torch.sin(y))
+warned = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+assert len(warned) == 4 and all("numpy_cos_raw: an autograd kernel was not" in m for m in warned)
 
 # %%
 # The cure: the inner operator gets a gradient too
@@ -354,8 +415,9 @@ assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, tor
 #   :func:`~torch.library.register_autograd` make an operator with a gradient,
 #   opaque to :func:`torch.compile`.
 # * Its double backward needs a backward made of operations with gradients;
-#   in reverse mode, an operator without one stops the second pass with an
-#   error.
+#   in reverse mode, a ``custom_op`` without one stops the second pass with an
+#   error. An operator registered the lower-level way without an autograd
+#   kernel only warns, and counts as a constant.
 # * :mod:`torch.func` refuses it in reverse mode and gives zeros in forward
 #   mode; only ``vmap`` runs it. A dual tensor of ``torch.autograd.forward_ad``
 #   comes out of it with no tangent. A part that :mod:`torch.func` or forward

@@ -18,9 +18,9 @@ into simpler ones, rewrites the graph, lets a min-cut partitioner choose what
 the forward saves for the backward, and generates code. This lesson compiles
 with ``backend="aot_eager_decomp_partition"``, which uses the same
 decompositions and partitioner but neither inductor's graph rewrites nor its
-code generation, so it runs on a CPU in a moment. This site's tests run
-every example that the lesson compiles that way with ``inductor`` too, and get
-the same results. Where plain ``backend="aot_eager"``, which has the same
+code generation, so it runs on a CPU in a moment. This site's tests run the
+examples that the lesson compiles that way again, with their own random
+values, with ``inductor`` too, and get the same results. Where plain ``backend="aot_eager"``, which has the same
 partitioner but not inductor's decompositions, behaves differently, the
 lesson shows it too. The split is where double backward stops.
 """
@@ -284,7 +284,8 @@ assert all(torch.allclose(s, r) for s, r in zip(split, reference))
 # below).
 #
 # The same happens to such a Function when the inner gradient is computed with
-# :func:`torch.func.grad` inside the compiled function, with AOTAutograd too.
+# :func:`torch.func.grad` inside the compiled function, with AOTAutograd too,
+# while the built-in softplus there gives the right gradients.
 
 
 class SoftplusModule(nn.Module):
@@ -306,22 +307,25 @@ dynamo_only = penalty_grads(torch.compile(critic, backend="eager"))
 own_backend = penalty_grads(torch.compile(critic, backend=as_captured))
 
 
-def functional_penalty(params, x_hat):
+def functional_penalty(model, params, x_hat):
     def score(x):
-        return torch.func.functional_call(critic, params, (x,)).sum()
+        return torch.func.functional_call(model, params, (x,)).sum()
 
     grad = torch.func.grad(score)(x_hat)
     return ((grad.norm(dim=1) - 1) ** 2).mean()
 
 
-params = dict(critic.named_parameters())
-x_hat = mix * real + (1 - mix) * fake
-inner = torch.autograd.grad(
-    torch.compile(functional_penalty, backend=BACKEND)(params, x_hat),
-    list(params.values()),
-    allow_unused=True,
-)
-assert torch.allclose(penalty(critic), functional_penalty(params, x_hat))
+def inner_grads(model):
+    """The penalty's gradients, with torch.func.grad inside the compiled function."""
+    params = dict(model.named_parameters())
+    x_hat = mix * real + (1 - mix) * fake
+    value = torch.compile(functional_penalty, backend=BACKEND)(model, params, x_hat)
+    assert torch.allclose(value, penalty(critic))
+    return torch.autograd.grad(value, list(params.values()), allow_unused=True)
+
+
+inner = inner_grads(critic)
+builtin_inner = inner_grads(twin)
 
 
 def compare(grads):
@@ -334,10 +338,11 @@ for name, grads in (
     ("built-in softplus, backend='eager'", builtin),
     ("custom Function, backend='eager'", dynamo_only),
     ("custom Function, as_captured", own_backend),
+    ("built-in softplus, torch.func.grad", builtin_inner),
     ("custom Function, torch.func.grad", inner),
 ):
     print(f"{name:35} {compare(grads)}")
-assert compare(builtin) == [True, True, True]
+assert compare(builtin) == compare(builtin_inner) == [True, True, True]
 for grads in (dynamo_only, own_backend, inner):
     assert compare(grads) == [False, None, None]
 

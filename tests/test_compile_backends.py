@@ -8,8 +8,10 @@ and costs seconds), so this module builds the lesson's examples itself and
 runs each with both backends: what the compiled part saves for its backward,
 whether a second pass raises or is silently wrong, the gradient penalty through
 the compiled critic, the step that compiles only what is differentiated once,
-and ``torch.func.grad`` inside the compiled function. It is slow: every case
-compiles with inductor.
+and ``torch.func.grad`` inside the compiled function (with the lesson's
+Function, and with the built-in softplus for contrast). The examples draw their
+own random values, not the lesson's. It is slow: every case compiles with
+inductor.
 """
 
 from __future__ import annotations
@@ -189,14 +191,25 @@ def test_compiling_what_is_differentiated_once_equals_eager(backend):
     assert all(torch.allclose(s, r) for s, r in zip(split, reference, strict=True))
 
 
+# The critic's activation: lesson 13's Function, or the built-in softplus, and
+# whether each parameter's gradient then equals eager mode's (None: no gradient).
+ACTIVATIONS = {
+    "custom Function": (SoftplusLayer, [False, None, None]),
+    "built-in softplus": (nn.Softplus, [True, True, True]),
+}
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_func_grad_inside_the_compiled_function_is_silently_wrong(backend):
+@pytest.mark.parametrize("activation", list(ACTIVATIONS))
+def test_func_grad_inside_the_compiled_function(activation, backend):
     critic = Critic()
-    params = dict(critic.model.named_parameters())
+    layer, expected = ACTIVATIONS[activation]
+    model = nn.Sequential(critic.model[0], layer(), critic.model[2])
+    params = dict(model.named_parameters())
 
     def functional_penalty(params, x_hat):
         def score(x):
-            return torch.func.functional_call(critic.model, params, (x,)).sum()
+            return torch.func.functional_call(model, params, (x,)).sum()
 
         grad = torch.func.grad(score)(x_hat)
         return ((grad.norm(dim=1) - 1) ** 2).mean()
@@ -208,4 +221,4 @@ def test_func_grad_inside_the_compiled_function_is_silently_wrong(backend):
     )
     assert torch.allclose(functional_penalty(params, critic.x_hat()), critic.penalty(critic.model))
     same = [None if g is None else torch.allclose(g, e) for g, e in zip(grads, eager, strict=True)]
-    assert same == [False, None, None]
+    assert same == expected

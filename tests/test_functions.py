@@ -58,6 +58,7 @@ def apply(name, *extra, first=False, clone=False):
 TABLE = {
     ("01_saving_inputs", "Square"): (DOUBLE, apply("Square"), UNARY),
     ("01_saving_inputs", "SquareProbe"): (DOUBLE, apply("SquareProbe"), UNARY),
+    ("01_saving_inputs", "Broken"): (DEMO, None, None),  # backward raises ValueError
     ("02_saving_outputs", "MyExp"): (DOUBLE, apply("MyExp"), UNARY),
     ("03_saving_intermediates", "MySinh"): (DOUBLE, apply("MySinh"), UNARY),
     ("03_saving_intermediates", "ForgetfulSinh"): (
@@ -129,6 +130,7 @@ TABLE = {
         [*MATMUL, [(3, 0), (5, 0)], [(3, 4), (0, 4)]],
     ),
     ("08_forward_mode", "XSin"): (DOUBLE, apply("XSin"), UNARY),
+    ("08_forward_mode", "XSinNoJvp"): (DOUBLE, apply("XSinNoJvp"), UNARY),
     ("08_forward_mode", "XSinForgotSaveForForward"): (
         DOUBLE,
         apply("XSinForgotSaveForForward"),
@@ -136,14 +138,23 @@ TABLE = {
     ),
     ("08_forward_mode", "XSinNumpyBackward"): (FIRST_ONLY, apply("XSinNumpyBackward"), UNARY),
     ("08_forward_mode", "XSinNumpyOnce"): (FIRST_ONLY, apply("XSinNumpyOnce"), UNARY),
-    # Its backward is right (these checks are reverse mode); its jvp is the lesson's mistake.
+    # Their backward is right (these checks are reverse mode); their jvp is the lesson's mistake.
     ("08_forward_mode", "XSinWrongJvp"): (DOUBLE, apply("XSinWrongJvp"), UNARY),
+    ("08_forward_mode", "ExpWrongJvp"): (DOUBLE, apply("ExpWrongJvp"), UNARY),
     ("09_torch_func", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
     ("09_torch_func", "TanhNoVmapRule"): (DOUBLE, apply("TanhNoVmapRule"), UNARY),
     ("09_torch_func", "TanhWithJvp"): (DOUBLE, apply("TanhWithJvp"), UNARY),
     ("09_torch_func", "TanhWithJvpNoVmapRule"): (DOUBLE, apply("TanhWithJvpNoVmapRule"), UNARY),
     ("09_torch_func", "TanhGrad"): (DOUBLE, apply("TanhGrad"), PAIR),
     ("09_torch_func", "TanhCallsGrad"): (DOUBLE, apply("TanhCallsGrad"), UNARY),
+    ("09_torch_func", "TanhGradNoJvp"): (DOUBLE, apply("TanhGradNoJvp"), PAIR),
+    ("09_torch_func", "TanhGradWithJvp"): (DOUBLE, apply("TanhGradWithJvp"), PAIR),
+    ("09_torch_func", "TanhWithJvpCallsGrad"): (DOUBLE, apply("TanhWithJvpCallsGrad"), UNARY),
+    ("09_torch_func", "TanhWithJvpCallsGradNoJvp"): (
+        DOUBLE,
+        apply("TanhWithJvpCallsGradNoJvp"),
+        UNARY,
+    ),
     ("09_torch_func", "NumpySoftplusGenerated"): (
         DOUBLE,
         apply("NumpySoftplusGenerated"),
@@ -174,8 +185,16 @@ TABLE = {
     ("11_diagnosing", "FixedSoftplusFunction"): (DOUBLE, apply("FixedSoftplusFunction"), UNARY),
     ("11_diagnosing", "TimesTwo"): (DOUBLE, apply("TimesTwo"), UNARY),
     ("11_diagnosing", "SoftplusOnce"): (FIRST_ONLY, apply("SoftplusOnce"), UNARY),
+    ("11_diagnosing", "ReLUFunction"): (DOUBLE, apply("ReLUFunction"), UNARY),
+    ("11_diagnosing", "SoftplusSavesSigmoid"): (FIRST_ONLY, apply("SoftplusSavesSigmoid"), UNARY),
+    # SinFunction's backward calls numpy_cos, which the lesson gives a gradient later.
+    ("12_custom_ops", "SinFunction"): (DOUBLE, apply("SinFunction"), UNARY),
+    # Its backward calls an operator without an autograd kernel: a constant.
+    ("12_custom_ops", "SinRawCos"): (FIRST_ONLY, apply("SinRawCos"), UNARY),
     ("13_torch_compile", "Softplus"): (DOUBLE, apply("Softplus"), UNARY),
+    ("13_torch_compile", "SoftplusChecked"): (DOUBLE, apply("SoftplusChecked"), UNARY),
     ("14_cost", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
+    ("14_cost", "TanhOnCtx"): (FIRST_ONLY, apply("TanhOnCtx"), UNARY),
     ("15_error_index", "Cube"): (DOUBLE, apply("Cube"), UNARY),
     ("15_error_index", "CubeOnce"): (FIRST_ONLY, apply("CubeOnce"), UNARY),
     ("15_error_index", "CubeOnCtx"): (FIRST_ONLY, apply("CubeOnCtx"), UNARY),
@@ -198,6 +217,23 @@ TABLE = {
     ("15_error_index", "NumpyCubeBothRules"): (DEMO, None, None),  # vmap refuses it
     ("15_error_index", "NewCubeJvp"): (DOUBLE, apply("NewCubeJvp"), UNARY),
     ("15_error_index", "CubeDetached"): (FIRST_ONLY, apply("CubeDetached"), UNARY),
+    ("15_error_index", "CubeWrongFormula"): (WRONG, apply("CubeWrongFormula"), UNARY),
+    ("15_error_index", "CubeCountsCalls"): (WRONG, apply("CubeCountsCalls"), UNARY),
+    ("15_error_index", "CubeGradInPlace"): (DEMO, None, None),  # fast_mode catches it
+    ("15_error_index", "ScaleSavesNumber"): (DEMO, None, None),
+    ("15_error_index", "CubeWithoutBackward"): (DEMO, None, None),
+    ("15_error_index", "CubeInPlaceCopy"): (DEMO, None, None),
+    ("15_error_index", "CubeForgotSaveForBackward"): (DEMO, None, None),
+    ("15_error_index", "CubeWrongJvp"): (DEMO, None, None),  # its jvp is wrong
+    ("15_error_index", "CubeNumpyBackward"): (FIRST_ONLY, apply("CubeNumpyBackward"), UNARY),
+    ("15_error_index", "CubeBackwardInNumpy"): (DOUBLE, apply("CubeBackwardInNumpy"), PAIR),
+    ("15_error_index", "CubeNumpyBackwardFixed"): (
+        DOUBLE,
+        apply("CubeNumpyBackwardFixed"),
+        UNARY,
+    ),
+    ("15_error_index", "MulSquare"): (DOUBLE, apply("MulSquare"), PAIR),
+    ("15_error_index", "MulSquareNumpy"): (DEMO, None, None),  # gradgradcheck passes: silent
 }
 
 # The exercises' solutions (gallery/solutions), which a reader copies too:

@@ -228,7 +228,18 @@ def _softplus(ns):
         (sigmoid,) = ctx.saved_tensors
         return grad_out * sigmoid
 
+    with_sigmoid = ns["SoftplusWithSigmoid"]
+
+    def mark_sigmoid(ctx, x):
+        out, sigmoid = with_sigmoid.forward(ctx, x)
+        ctx.mark_non_differentiable(sigmoid)  # "the user never uses it"
+        return out, sigmoid
+
     return {
+        "the extra output (the sigmoid) marked non-differentiable": (
+            _variant(with_sigmoid, forward=mark_sigmoid),
+            "non-differentiable",
+        ),
         "the sigmoid kept on ctx (the lesson's bug)": (
             _variant(s, on_ctx, lambda ctx, grad_out: grad_out * ctx.sigmoid),
             "ctx.sigmoid",
