@@ -162,7 +162,12 @@ prune-po: languages ## Drop old translations (#~) from the fully translated cata
 .PHONY: stat
 stat: languages ## Show translation progress per catalog
 	@# sphinx-intl exits 1 while work remains: that is the news, not an error.
-	@{ $(BIN)/sphinx-intl stat -d locale $(addprefix -l ,$(TRANSLATIONS)) || true; } | sort | awk \
+	@# Its parser (babel 2.18) cannot read the "#|" lines (the previous English)
+	@# of a fuzzy entry, which msgmerge writes for translators, and warns about
+	@# each: those two warnings are dropped, any other message is shown.
+	@{ $(BIN)/sphinx-intl stat -d locale $(addprefix -l ,$(TRANSLATIONS)) || true; } \
+	  | grep -Ev "^WARNING: (Problem on line [0-9]+: '\\| |Unknown or misformatted keyword$$)" \
+	  | sort | awk \
 	  '{ print; t += $$2; f += $$4; u += $$6 } END { n = t + f + u; \
 	  printf "in all: %.1f %% translated, %d fuzzy, %d untranslated\n", n ? 100 * t / n : 100, f, u }'
 

@@ -84,6 +84,13 @@ def test_a_changed_sentence_keeps_its_translation_as_a_fuzzy_suggestion(site, tm
     assert fuzzy.msgstr == changed.msgstr
     (obsolete,) = [e for e in after.obsolete_entries() if e.msgid == removed.msgid]
     assert obsolete.msgstr == removed.msgstr
+    # make stat (sphinx-intl's) counts the fuzzy entry, succeeds while work
+    # remains, and shows none of babel's complaints about the #| lines.
+    run = make(root, "stat")
+    assert run.returncode == 0, run.output
+    (line,) = [ln for ln in run.output.splitlines() if "/building.po: " in ln]
+    assert " 1 fuzzy, " in line, line
+    assert "WARNING" not in run.output and "in all: " in run.output
     # prune-po keeps the old translation while the catalog still has work to
     # do, and drops it, and only it, once the suggestion is confirmed.
     run = make(root, "prune-po")
