@@ -50,7 +50,8 @@ assert gradcheck(LogCoshDetached.apply, (x,))
 # :func:`~torch.autograd.gradgradcheck` checks what ``backward`` returns, here
 # :math:`v \, f'(x)`, as a function of :math:`x` and of an output gradient
 # :math:`v` (:ref:`the model of lesson 01 <backward-as-a-function>`). We pass
-# our own :math:`v` as ``grad_outputs`` (by default it is random).
+# our own :math:`v` as ``grad_outputs``. It must require grad, as the random
+# default does: otherwise a cut reads differently (see below).
 
 MISMATCH = "Jacobian mismatch for output 0 with respect to input 0"
 
@@ -80,7 +81,9 @@ assert not any(analytical_entries(message))
 # * **numerical** is the Jacobian of that result by finite differences, one
 #   row per entry of the input. Here it is diagonal, with :math:`v f''(x)`.
 # * **analytical** is the same Jacobian through the graph that ``backward``
-#   recorded. **All zeros** means the result is cut off from the input: look
+#   recorded. **All zeros**, unless an input lies within ``eps`` of a kink
+#   (where even a correct ``backward`` jumps), means the result is cut off
+#   from the input: look
 #   for ``.detach()``, a tensor kept on ``ctx``, an intermediate of
 #   ``forward`` saved with ``save_for_backward``
 #   (:ref:`lesson 04 <lesson-ctx-mistake>`), part of ``backward`` under
@@ -113,15 +116,52 @@ assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 # to be zero" means that no gradient for an input that requires grad has a
 # graph: code outside PyTorch (:ref:`lesson 05 <lesson-untracked-backward>`),
 # a backward run wholly under ``torch.no_grad()``, results all detached, or
-# a ``backward`` marked ``@once_differentiable`` when the output gradients
-# passed as ``grad_outputs`` do not require grad (shown below). A
-# "Jacobian mismatch" whose analytical side is *not* zero means ``backward``
-# is tracked but part of it is cut off or wrong, or that other Functions
-# checked with it add second derivatives of their own (the model below). A
-# built-in operator in
+# any of the cuts above (``@once_differentiable`` included) when the output
+# gradients you pass as ``grad_outputs`` do not require grad: pass them with
+# ``requires_grad=True``. A "Jacobian mismatch" whose analytical side is
+# *not* zero means that the finite differences are inaccurate (inputs not in
+# ``float64``, see the options below, or one within ``eps`` of a kink), that
+# ``backward`` is tracked but part of it is cut off or wrong, or that other
+# Functions checked with it add second derivatives of their own (the model
+# below). A built-in operator in
 # ``backward`` whose own backward has no derivative raises PyTorch's error
 # instead (:ref:`lesson 15 <error-index-builtins>`).
 #
+# Three of these, shown: the detach of ``LogCoshDetached`` with a :math:`v`
+# that does not require grad; PyTorch's own ``torch.abs`` at its kink, with an
+# all-zero analytical side; and its ``torch.tanh`` in ``float32``, with a
+# non-zero one. Both pass away from the kink and in ``float64``.
+
+
+import warnings
+
+
+def gradgradcheck_message(function, inputs, **options):
+    """The message of gradgradcheck's failure, or "" if it passes."""
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", r"Input #\d+ requires gradient and is not a double")
+            gradgradcheck(function, inputs, **options)
+    except GradcheckError as error:
+        return str(error)
+    return ""
+
+
+EXPECTED_ZERO = "Numerical gradient for function expected to be zero"
+no_grad_v = gradgradcheck_message(LogCoshDetached.apply, (x,), grad_outputs=(v.detach(),))
+print("detach, v not requiring grad:", no_grad_v)
+assert no_grad_v == EXPECTED_ZERO
+kink = torch.tensor([0.0, 1.0, -2.0], dtype=torch.float64, requires_grad=True)
+abs_at_kink = gradgradcheck_message(torch.abs, (kink,))
+tanh32 = gradgradcheck_message(torch.tanh, (x.detach().float().requires_grad_(),))
+print("abs at 0:", abs_at_kink.splitlines()[0].rstrip(","), "| analytical:", analytical_entries(abs_at_kink))
+print("tanh in float32:", tanh32.splitlines()[0].rstrip(","), "| analytical:", analytical_entries(tanh32))
+assert abs_at_kink.startswith(MISMATCH) and not any(analytical_entries(abs_at_kink))
+assert gradgradcheck(torch.abs, (kink + 0.5,))
+assert tanh32.startswith(MISMATCH) and any(analytical_entries(tanh32))
+assert gradgradcheck(torch.tanh, (x,))
+
+# %%
 # The options that matter
 # -----------------------
 #
@@ -133,9 +173,11 @@ assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 #   backward that is half a percent off. The sum of cubes of 50 numbers is
 #   large: the ``float32`` rounding of the sum, divided by the step, is the
 #   larger error up to ``eps=1e-3``, and at ``1e-1`` the error of the central
-#   difference on a cube, :math:`\epsilon^2`, is. No step from ``1e-6``
-#   to ``1e-1`` passes at the default tolerances, while the cube of one
-#   number passes at ``1e-3``. There, loosen ``atol`` only as far as a
+#   difference on a cube, :math:`\epsilon^2`, is. For these 50 numbers, none
+#   of the steps tried from ``1e-6`` to ``1e-1`` passes at the default
+#   tolerances, while the cube of one number passes at ``1e-3``. For some
+#   other draws a step between them passes (one is checked below): luck, not
+#   a method. There, loosen ``atol`` only as far as a
 #   deliberately wrong backward still fails.
 #   In ``float64`` the defaults work for both.
 
@@ -178,9 +220,6 @@ class CubeSumSlightlyOff(CubeSum):
         return 3.015 * x**2 * grad_out  # half a percent too large
 
 
-import warnings
-
-
 def correct_and_wrong(functions, x, **options):
     """gradcheck's verdict on a correct Function and on a slightly wrong one."""
     with warnings.catch_warnings():
@@ -198,6 +237,8 @@ square32 = {eps: correct_and_wrong(squares, x32, eps=eps) for eps in (1e-6, 1e-3
 cube32 = {eps: correct_and_wrong(cubes, x32_50, eps=eps) for eps in (1e-6, 1e-4, 1e-3, 1e-2, 1e-1)}
 cube32_loose = correct_and_wrong(cubes, x32_50, eps=1e-2, atol=1e-3)
 one_cube32 = correct_and_wrong(cubes, x32_50[:1].detach().requires_grad_(), eps=1e-3)
+lucky_draw = torch.randn(50, generator=torch.Generator().manual_seed(1096)).requires_grad_()
+lucky = {eps: correct_and_wrong(cubes, lucky_draw, eps=eps) for eps in (1e-2, 10**-2.25, 1e-3)}
 
 
 def rounding_error(x, eps):
@@ -217,12 +258,14 @@ print("float32, square, correct and wrong, by eps:", square32)
 print("float32, cubes, correct and wrong, by eps:", cube32)
 print("float32, cubes, eps=1e-2 and atol=1e-3:", cube32_loose)
 print("float32, the cube of one number, eps=1e-3:", one_cube32)
+print("float32, cubes of another draw, by eps:", lucky)
 print("rounding error, by eps:", {eps: f"{error:.0e}" for eps, error in rounding.items()})
 print("float64, both, correct and wrong, defaults:", float64)
 assert square32 == {1e-6: [False, False], 1e-3: [True, False]}
 assert all(verdict == [False, False] for verdict in cube32.values())
 assert cube32_loose == [True, False]
 assert one_cube32 == [True, False]
+assert lucky == {1e-2: [False, False], 10**-2.25: [True, False], 1e-3: [False, False]}
 assert all(rounding[eps] > eps**2 for eps in (1e-6, 1e-4, 1e-3)) and rounding[1e-1] < 1e-1**2
 assert float64 == [[True, False], [True, False]]
 
@@ -241,9 +284,15 @@ print("\n".join(fast.splitlines()[:3]))
 assert fast.startswith(MISMATCH) and "fast mode" in fast
 
 # %%
-# * ``nondet_tol``: both checks also run ``backward`` twice and require the
-#   same result. A nondeterministic backward (atomic additions on a GPU, say)
-#   fails that, and ``nondet_tol`` is how much difference to accept.
+# * ``nondet_tol``: :func:`~torch.autograd.gradcheck` also runs ``backward``
+#   twice and requires the same result. A nondeterministic backward (atomic
+#   additions on a GPU, say) fails that, and ``nondet_tol`` is how much
+#   difference to accept. :func:`~torch.autograd.gradgradcheck` records
+#   ``backward`` once and differentiates that record twice, so there this
+#   check sees only a nondeterministic double backward. A nondeterministic
+#   ``backward`` shows there as noise in the finite differences, divided by
+#   ``eps``: ``Jittery``'s is small enough to pass, ``VeryJittery``'s gives
+#   a "Jacobian mismatch" that no ``nondet_tol`` absorbs.
 
 
 class Jittery(torch.autograd.Function):
@@ -254,6 +303,12 @@ class Jittery(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_out):
         return grad_out * (2 + 1e-12 * torch.randn_like(grad_out))  # not reproducible
+
+
+class VeryJittery(Jittery):
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out * (2 + 1e-7 * torch.randn_like(grad_out))
 
 
 try:
@@ -268,6 +323,10 @@ print(
 )
 assert jitter.startswith("Backward is not reentrant")
 assert gradcheck(Jittery.apply, (x,), nondet_tol=1e-10)
+very = gradgradcheck_message(VeryJittery.apply, (x,), nondet_tol=1e-3)
+print("gradgradcheck: Jittery", gradgradcheck(Jittery.apply, (x,)), "| VeryJittery:", very.splitlines()[0].rstrip(","))
+assert very.startswith(MISMATCH)
+assert gradcheck(VeryJittery.apply, (x,), nondet_tol=1e-3)
 
 # %%
 # * ``check_undefined_grad`` (on by default) calls ``backward`` with
@@ -825,13 +884,14 @@ make_dot((grad_x, x, out), params=labels)
 # * In a :func:`~torch.autograd.gradgradcheck` message, "output" counts the
 #   gradients that have a graph, among those for inputs that require grad,
 #   and "input" those inputs, then the output gradients. An all-zero
-#   analytical side means a cut: ``.detach()``, ``ctx`` attributes, an
+#   analytical side means a cut (away from kinks): ``.detach()``, ``ctx`` attributes, an
 #   intermediate passed to ``save_for_backward``, ``torch.no_grad()``,
 #   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`.
 # * Test in ``float64``. In ``float32``, try a larger ``eps`` first, and
 #   loosen ``atol`` or ``rtol`` only as far as a deliberately wrong
 #   ``backward`` still fails. Use ``fast_mode`` for large inputs,
-#   ``nondet_tol`` for nondeterministic backwards; ``check_undefined_grad`` is
+#   ``nondet_tol`` for a nondeterministic ``backward`` in
+#   :func:`~torch.autograd.gradcheck`; ``check_undefined_grad`` is
 #   what tests ``None`` gradients.
 # * In a model, check each module with its parameters, or walk the graph with
 #   hooks on the custom nodes, counting only the leaves of the forward pass.
@@ -839,6 +899,6 @@ make_dot((grad_x, x, out), params=labels)
 #   that every gradient ``backward`` returns has a graph, and do not trust a
 #   clean walk.
 #
-# For the uses that make this worth the effort, see
-# :ref:`lesson 10 <lesson-second-derivatives>`; for every pattern on one page,
-# :doc:`the summary </summary>`.
+# For every pattern on one page, see :doc:`the summary </summary>`. Next,
+# :ref:`lesson 12 <lesson-custom-ops>`: custom operators, the newer way to
+# extend PyTorch, and double backward through them.

@@ -170,6 +170,7 @@ TABLE = {
     ("11_diagnosing", "CubeSum"): (DOUBLE, apply("CubeSum"), UNARY),
     ("11_diagnosing", "CubeSumSlightlyOff"): (WRONG, apply("CubeSumSlightlyOff"), UNARY),
     ("11_diagnosing", "Jittery"): (DEMO, None, None),
+    ("11_diagnosing", "VeryJittery"): (DEMO, None, None),
     ("11_diagnosing", "TwiceNoMaterialize"): (DEMO, None, None),
     ("11_diagnosing", "LinearFunction"): (DOUBLE, apply("LinearFunction"), LINEAR_ROWS),
     ("11_diagnosing", "SoftplusFunction"): (FIRST_ONLY, apply("SoftplusFunction"), UNARY),
