@@ -154,8 +154,18 @@ assert no_grad_v == EXPECTED_ZERO
 kink = torch.tensor([0.0, 1.0, -2.0], dtype=torch.float64, requires_grad=True)
 abs_at_kink = gradgradcheck_message(torch.abs, (kink,))
 tanh32 = gradgradcheck_message(torch.tanh, (x.detach().float().requires_grad_(),))
-print("abs at 0:", abs_at_kink.splitlines()[0].rstrip(","), "| analytical:", analytical_entries(abs_at_kink))
-print("tanh in float32:", tanh32.splitlines()[0].rstrip(","), "| analytical:", analytical_entries(tanh32))
+print(
+    "abs at 0:",
+    abs_at_kink.splitlines()[0].rstrip(","),
+    "| analytical:",
+    analytical_entries(abs_at_kink),
+)
+print(
+    "tanh in float32:",
+    tanh32.splitlines()[0].rstrip(","),
+    "| analytical:",
+    analytical_entries(tanh32),
+)
 assert abs_at_kink.startswith(MISMATCH) and not any(analytical_entries(abs_at_kink))
 assert gradgradcheck(torch.abs, (kink + 0.5,))
 assert tanh32.startswith(MISMATCH) and any(analytical_entries(tanh32))
@@ -324,7 +334,12 @@ print(
 assert jitter.startswith("Backward is not reentrant")
 assert gradcheck(Jittery.apply, (x,), nondet_tol=1e-10)
 very = gradgradcheck_message(VeryJittery.apply, (x,), nondet_tol=1e-3)
-print("gradgradcheck: Jittery", gradgradcheck(Jittery.apply, (x,)), "| VeryJittery:", very.splitlines()[0].rstrip(","))
+print(
+    "gradgradcheck: Jittery",
+    gradgradcheck(Jittery.apply, (x,)),
+    "| VeryJittery:",
+    very.splitlines()[0].rstrip(","),
+)
 assert very.startswith(MISMATCH)
 assert gradcheck(VeryJittery.apply, (x,), nondet_tol=1e-3)
 
@@ -756,18 +771,19 @@ assert gradients_with_graph(ScaleGradDetached, x, w_half) == [False, True]
 # One more clue: the node is the ``ctx`` of its Function
 # (:ref:`lesson 06 <lesson-extending-rules>`), so the tensors that ``forward``
 # kept as its attributes can be read from it, and so can its
-# ``saved_tensors``. A saved input comes back as the input itself, which
-# requires grad only if that input does: a frozen weight, a buffer or a
-# target does not, and is no clue. A saved output requires grad when any
-# input does. Any other saved tensor was computed in ``forward``, where
-# autograd records nothing, so it requires no grad: a mask or indices, which
-# are safe (:ref:`lesson 04 <safe-intermediates>`), or an intermediate, which
-# cuts the second derivative like an attribute. So the clue is a saved tensor
-# that is not one of the inputs and requires no grad, while some input does.
-# In the model only the softplus keeps a tensor attribute.
-# ``SoftplusSavesSigmoid`` saves its sigmoid with ``save_for_backward``
-# instead: no attribute, an untracked saved tensor, and an all-zero
-# analytical side.
+# ``saved_tensors``. A saved input comes back as the input itself (a frozen
+# weight, a buffer or a target included), and is no clue. A saved output
+# comes back with the node itself as its ``grad_fn``. Any other saved tensor
+# was computed in ``forward``, where autograd records nothing, so it has no
+# ``grad_fn``, even a view of an input, which still requires grad: a mask or
+# indices, which are safe (:ref:`lesson 04 <safe-intermediates>`), or an
+# intermediate or a view, which cuts the second derivative like an
+# attribute. So the clue is a saved tensor that is not one of the inputs and
+# has no ``grad_fn``. In the model only the softplus keeps a tensor
+# attribute. ``SoftplusSavesSigmoid`` saves its sigmoid with
+# ``save_for_backward`` instead, and ``SquareSavesView`` a reshaped view of
+# its input: no attribute, an untracked saved tensor, and a wrong second
+# derivative.
 
 
 class SoftplusSavesSigmoid(torch.autograd.Function):
@@ -782,13 +798,25 @@ class SoftplusSavesSigmoid(torch.autograd.Function):
         return grad_out * sigmoid
 
 
+class SquareSavesView(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x.reshape(-1))  # the mistake: a view made in forward
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (flat,) = ctx.saved_tensors
+        return grad_out * 2 * flat.view_as(grad_out)
+
+
 def clues(output, inputs):
     """Tensor attributes of output's custom node, and how many of its saved
-    tensors are not among the inputs and require no grad."""
+    tensors are not among the inputs and have no grad_fn."""
     node = output.grad_fn
     attributes = [k for k, v in vars(node).items() if isinstance(v, torch.Tensor)]
     computed = [t for t in node.saved_tensors if not any(t is i for i in inputs)]
-    return attributes, sum(not t.requires_grad for t in computed)
+    return attributes, sum(t.grad_fn is None for t in computed)
 
 
 kept = {}
@@ -798,10 +826,12 @@ for layer in model:
     kept[type(out.grad_fn).__name__] = clues(out, (h, *layer.params))
     h = out
 kept["SoftplusSavesSigmoidBackward"] = clues(SoftplusSavesSigmoid.apply(x), (x,))
+kept["SquareSavesViewBackward"] = clues(SquareSavesView.apply(x), (x,))
 print(kept)
 assert {name: found for name, found in kept.items() if found != ([], 0)} == {
     "SoftplusFunctionBackward": (["sigmoid"], 0),
     "SoftplusSavesSigmoidBackward": ([], 1),
+    "SquareSavesViewBackward": ([], 1),
 }
 # A frozen weight is saved as an input that requires no grad: no clue, and
 # gradgradcheck passes. Counting every saved tensor that requires no grad
@@ -817,6 +847,14 @@ try:
 except GradcheckError as error:
     saved_message = str(error)
 assert saved_message.startswith(MISMATCH) and not any(analytical_entries(saved_message))
+(view,) = SquareSavesView.apply(x).grad_fn.saved_tensors
+assert view.requires_grad and view.grad_fn is None  # requires grad, yet untracked
+try:
+    gradgradcheck(SquareSavesView.apply, (x,))
+    view_message = ""
+except GradcheckError as error:
+    view_message = str(error)
+assert view_message.startswith(MISMATCH)
 
 # %%
 # Seeing the cut

@@ -162,9 +162,11 @@ assert len(messages) == 6 and all("through dbw.numpy_cos.default but no" in m fo
 # %%
 # That error comes from ``custom_op``. An operator defined the lower-level way,
 # with ``torch.library.define`` and ``torch.library.impl`` (or
-# ``torch.library.Library``), or in C++ with ``TORCH_LIBRARY``, has no
-# autograd kernel unless one is registered for it. Autograd then treats it as
-# a constant: it only warns, with a ``UserWarning`` that this "may lead to
+# ``torch.library.Library``), or in C++ with ``TORCH_LIBRARY``, whose kernel
+# is registered for a device (``"cpu"``, ``"cuda"``; in C++,
+# ``TORCH_LIBRARY_IMPL(ns, CPU, m)``) or for ``"default"``, has no autograd
+# kernel unless one is registered for it. Autograd then treats it as a
+# constant: it only warns, with a ``UserWarning`` that this "may lead to
 # silently incorrect behavior", and passes no gradient on. The same three
 # passes through a Function whose backward calls such an operator raise no
 # error of the operator: ``.backward()`` leaves ``x.grad`` at ``None``,
@@ -218,6 +220,50 @@ assert outcomes[1].startswith("RuntimeError: ") and "not have been used" in outc
 assert torch.allclose(y.grad, 2 * y) and not torch.allclose(y.grad, 2 * y - torch.sin(y))
 warned = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
 assert len(warned) == 4 and all("numpy_cos_raw: an autograd kernel was not" in m for m in warned)
+
+# %%
+# A kernel registered for no key (in C++, ``m.def(schema, fn)`` inside
+# ``TORCH_LIBRARY``) or for ``"CompositeImplicitAutograd"`` is another matter:
+# autograd runs it as it is, as if its body were written in the caller. If that
+# body computes outside PyTorch, as NumPy does, its output is a constant
+# without even a warning. The same ``cos`` so registered gives a first
+# gradient that does not require grad, and with the :math:`y^2` term,
+# ``y.grad`` is :math:`2y` alone, in silence.
+
+torch.library.define("dbw::numpy_cos_cia", "(Tensor x) -> Tensor")
+
+
+@torch.library.impl("dbw::numpy_cos_cia", "CompositeImplicitAutograd")
+def _(x):
+    return torch.as_tensor(np.cos(x.numpy(force=True)))
+
+
+class SinCiaCos(torch.autograd.Function):
+    @staticmethod
+    def forward(x):
+        return torch.sin(x)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.ops.dbw.numpy_cos_cia(x)
+
+
+assert gradcheck(SinCiaCos.apply, (x,))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    y = x.detach().requires_grad_()
+    (grad_y,) = torch.autograd.grad(SinCiaCos.apply(y).sum(), y, create_graph=True)
+    (grad_y.sum() + (y**2).sum()).backward()  # right: 2y - sin(y)
+print("first gradient requires grad:", grad_y.requires_grad)
+print("y.grad is 2y alone:", torch.allclose(y.grad, 2 * y), "| warnings:", len(caught))
+assert not grad_y.requires_grad and caught == []
+assert torch.allclose(y.grad, 2 * y) and not torch.allclose(y.grad, 2 * y - torch.sin(y))
 
 # %%
 # The cure: the inner operator gets a gradient too
@@ -416,8 +462,11 @@ assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, tor
 #   opaque to :func:`torch.compile`.
 # * Its double backward needs a backward made of operations with gradients;
 #   in reverse mode, a ``custom_op`` without one stops the second pass with an
-#   error. An operator registered the lower-level way without an autograd
-#   kernel only warns, and counts as a constant.
+#   error. An operator registered the lower-level way for a device or
+#   ``"default"`` without an autograd kernel only warns, and counts as a
+#   constant; one registered for no key or for ``"CompositeImplicitAutograd"``
+#   runs under autograd as it is, and if it computes outside PyTorch, it is a
+#   constant without a warning.
 # * :mod:`torch.func` refuses it in reverse mode and gives zeros in forward
 #   mode; only ``vmap`` runs it. A dual tensor of ``torch.autograd.forward_ad``
 #   comes out of it with no tangent. A part that :mod:`torch.func` or forward

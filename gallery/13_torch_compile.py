@@ -113,11 +113,15 @@ saved_by_critic = compiled(x_hat).grad_fn.saved_tensors  # for the next section
 # ``torch/_functorch/_aot_autograd/runtime_wrappers.py``), whose ``backward``
 # raises that message. Under ``create_graph=True`` it applies that Function to
 # what the compiled backward takes: the tensors the forward saved, and the
-# incoming gradients. :func:`torch.autograd.grad` reaches the node only through
-# those that require grad: an input or an output of the compiled part, saved
-# as it is, or an incoming gradient that depends on the input. The critic
-# saves its input and its two weights, so its penalty raised. When none
-# requires grad, AOTAutograd adds an empty leaf tensor of its own that
+# incoming gradients. :func:`torch.autograd.grad` reaches the node only
+# through those of them that are, or were computed from, a tensor it
+# differentiates with respect to: an input, an output, or a weight that the
+# compiled part reads, saved as it is, or an incoming gradient that depends on
+# the input. ``.backward()`` runs every node it can reach, so it reaches the
+# node through any of them that requires grad. The critic saves its input
+# :math:`\hat x` and its two weights as they are, and its penalty is
+# differentiated with respect to the weights, so both passes raised. When
+# none requires grad, AOTAutograd adds an empty leaf tensor of its own that
 # requires grad, so that the first gradient still has a ``grad_fn``. No path
 # leads from that leaf to the input, but ``.backward()`` reaches the node
 # through it.
@@ -133,9 +137,12 @@ saved_by_critic = compiled(x_hat).grad_fn.saved_tensors  # for the next section
 # ``aten.detach``, which inductor's decompositions turn into a plain alias and
 # ``aot_eager`` keeps. Of :math:`2\tanh(xW)`, with :math:`W` fixed,
 # ``aot_eager_decomp_partition`` saves :math:`xW`, an intermediate result, and
-# :math:`W` transposed: neither requires grad. Where nothing saved requires
-# grad, :math:`h''` comes out as :math:`2`, the second derivative of
-# :math:`x^2` alone, with no error.
+# :math:`W` transposed: neither requires grad. Of :math:`w \odot \tanh(xW)`,
+# with a weight :math:`w` that requires grad, it saves :math:`w` as it is,
+# which requires grad but was not computed from :math:`x`. Where no saved
+# tensor is :math:`x` or was computed from it, :math:`h''` comes out as
+# :math:`2`, the second derivative of :math:`x^2` alone, with no error. The
+# last case raises only when differentiated with respect to :math:`w`.
 
 assert sum(t is x_hat for t in saved_by_critic) == 1
 assert sum(t.requires_grad for t in saved_by_critic) == 3  # x_hat and the two weights
@@ -144,13 +151,20 @@ W = torch.randn(3, 3, dtype=torch.float64)
 x = torch.tensor([-0.5, 0.5, 1.0], dtype=torch.float64, requires_grad=True)
 
 
-def h_second(f):
+w = torch.randn(3, dtype=torch.float64, requires_grad=True)
+
+
+def h_second(f, wrt=x):
     (grad,) = torch.autograd.grad((f(x) + x**2).sum(), x, create_graph=True)
-    return torch.autograd.grad(grad.sum(), x)[0]
+    return torch.autograd.grad(grad.sum(), wrt)[0]
 
 
 def two_tanh(t):
     return 2 * torch.tanh(t @ W)
+
+
+def w_tanh(t):
+    return w * torch.tanh(t @ W)
 
 
 def saves_x(saved, out):
@@ -168,8 +182,19 @@ def saves_detached_output(saved, out):
 
 
 def saves_xw_and_w(saved, out):
-    xw, w = saved
-    return torch.allclose(xw.flatten(), x.detach() @ W) and torch.equal(w, W.T)
+    xw, w_t = saved
+    return torch.allclose(xw.flatten(), x.detach() @ W) and torch.equal(w_t, W.T)
+
+
+def saves_w_first(saved, out):
+    return saved[0] is w and not any(t.requires_grad for t in saved[1:])
+
+
+def from_x(t):
+    """Whether t is x or was computed from it."""
+    if t is x or not t.requires_grad:
+        return t is x
+    return torch.autograd.grad(t.sum(), x, retain_graph=True, allow_unused=True)[0] is not None
 
 
 # name: (f, backend, what it saves, a check of that)
@@ -178,14 +203,16 @@ cases = {
     "exp(x), aot_eager": (torch.exp, "aot_eager", "e^x, detached", saves_detached_output),
     f"exp(x), {BACKEND}": (torch.exp, BACKEND, "e^x", saves_output),
     f"2 tanh(xW), {BACKEND}": (two_tanh, BACKEND, "xW and W.T", saves_xw_and_w),
+    f"w tanh(xW), {BACKEND}": (w_tanh, BACKEND, "w and more", saves_w_first),
 }
-raised, compiled_fs = [], {}
+raised, requires, compiled_fs = [], [], {}
 for name, (f, backend, what, check) in cases.items():
     compiled_f = compiled_fs[name] = torch.compile(f, backend=backend)
     out = compiled_f(x)
     saved = out.grad_fn.saved_tensors
     assert check(saved, out)
-    tracked = any(t.requires_grad for t in saved)
+    requires.append(any(t.requires_grad for t in saved))
+    tracked = any(from_x(t) for t in saved)
     try:
         second = h_second(compiled_f)
         outcome = f"h'' = {second.tolist()}, eager: {h_second(f).round(decimals=4).tolist()}"
@@ -195,9 +222,18 @@ for name, (f, backend, what, check) in cases.items():
         assert str(error) == expected
         outcome = "RuntimeError"
     raised.append(outcome == "RuntimeError")
-    print(f"{name:38} saves {what:13} requires grad: {tracked!s:5}  {outcome}")
+    print(f"{name:38} saves {what:12} requires grad: {requires[-1]!s:5} from x: {tracked!s:5}")
+    print(f"    {outcome}")
     assert raised[-1] == tracked
-assert raised == [True, False, True, False]
+assert raised == [True, False, True, False, False]
+assert requires == [True, False, True, False, True]  # w requires grad, yet h'' is silent
+try:
+    h_second(compiled_fs[f"w tanh(xW), {BACKEND}"], wrt=w)
+except RuntimeError as error:
+    print("w tanh(xW), differentiated with respect to w: RuntimeError")
+    assert str(error) == expected
+else:
+    raise AssertionError("no error with respect to w")
 
 from torch._inductor.compile_fx import select_decomp_table
 
@@ -403,13 +439,15 @@ assert outcomes == [True, None, True]
 # * A backward compiled by AOTAutograd (the default ``inductor``,
 #   ``aot_eager_decomp_partition``, ``aot_eager``, and any backend built on
 #   AOTAutograd) cannot be differentiated. A second pass raises when it
-#   reaches the error node, which hangs off what the compiled backward takes
-#   that requires grad: inputs or outputs of the compiled part that its
-#   forward saved as they are, and incoming gradients that depend on the
-#   input. Which tensors are saved depends on the decompositions and the
-#   partitioner. When none requires grad, :func:`torch.autograd.grad` passes
-#   the node by: a wrong second derivative, a generic message, or ``None``
-#   under ``allow_unused=True``; ``.backward()`` still raises.
+#   reaches the error node, which hangs off what the compiled backward takes:
+#   inputs, outputs, or weights of the compiled part that its forward saved
+#   as they are, and incoming gradients. Which tensors are saved depends on
+#   the decompositions and the partitioner. :func:`torch.autograd.grad`
+#   reaches the node only when one of those tensors is, or was computed from,
+#   a tensor it differentiates with respect to; otherwise it passes the node
+#   by, even when a saved weight requires grad: a wrong second derivative,
+#   a generic message, or ``None`` under ``allow_unused=True``.
+#   ``.backward()`` still raises.
 # * A backend without AOTAutograd (``backend="eager"``, or one's own that
 #   returns Dynamo's graph as it is) gives right second derivatives through
 #   built-in operations. Through a custom Function whose ``backward`` Dynamo

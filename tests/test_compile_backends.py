@@ -41,15 +41,28 @@ def saves_output(saved, x, out):
 
 
 def saves_xw_and_w(saved, x, out):
-    xw, w = saved
-    return torch.allclose(xw.flatten(), x.detach() @ W) and torch.equal(w, W.T)
+    xw, w_t = saved
+    return torch.allclose(xw.flatten(), x.detach() @ W) and torch.equal(w_t, W.T)
 
 
-# f of the lesson's h(x) = f(x) + x**2: (f, what it saves, whether h'' raises)
+w = torch.randn(3, dtype=torch.float64, requires_grad=True)
+
+
+def w_tanh(t):
+    return w * torch.tanh(t @ W)
+
+
+def saves_w_first(saved, x, out):
+    return saved[0] is w and not any(t.requires_grad for t in saved[1:])
+
+
+# f of the lesson's h(x) = f(x) + x**2: (f, what it saves, whether a saved
+# tensor requires grad, whether h'' with respect to x raises)
 CASES = {
-    "sin": (torch.sin, saves_x, True),
-    "exp": (torch.exp, saves_output, True),
-    "2 tanh(xW)": (two_tanh, saves_xw_and_w, False),
+    "sin": (torch.sin, saves_x, True, True),
+    "exp": (torch.exp, saves_output, True, True),
+    "2 tanh(xW)": (two_tanh, saves_xw_and_w, False, False),
+    "w tanh(xW)": (w_tanh, saves_w_first, True, False),
 }
 
 
@@ -57,9 +70,9 @@ def new_x():
     return torch.tensor([-0.5, 0.5, 1.0], dtype=torch.float64, requires_grad=True)
 
 
-def h_second(f, x):
+def h_second(f, x, wrt=None):
     (grad,) = torch.autograd.grad((f(x) + x**2).sum(), x, create_graph=True)
-    return torch.autograd.grad(grad.sum(), x)[0]
+    return torch.autograd.grad(grad.sum(), x if wrt is None else wrt)[0]
 
 
 @pytest.fixture(autouse=True)
@@ -72,13 +85,17 @@ def fresh_dynamo():
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("case", list(CASES))
 def test_what_is_saved_decides_error_or_silence(case, backend):
-    f, saves, raises = CASES[case]
+    f, saves, tracked, raises = CASES[case]
     x = new_x()
     compiled_f = torch.compile(f, backend=backend)
     out = compiled_f(x)
     saved = out.grad_fn.saved_tensors
     assert saves(saved, x, out)
-    assert any(t.requires_grad for t in saved) == raises
+    assert any(t.requires_grad for t in saved) == tracked
+    if f is w_tanh:  # w is saved and requires grad: differentiating with respect to it raises
+        with pytest.raises(RuntimeError) as error:
+            h_second(compiled_f, x, wrt=w)
+        assert str(error.value) == DOUBLE_BACKWARD
     if raises:
         with pytest.raises(RuntimeError) as error:
             h_second(compiled_f, x)

@@ -188,10 +188,13 @@ TABLE = {
     ("11_diagnosing", "SoftplusOnce"): (FIRST_ONLY, apply("SoftplusOnce"), UNARY),
     ("11_diagnosing", "ReLUFunction"): (DOUBLE, apply("ReLUFunction"), UNARY),
     ("11_diagnosing", "SoftplusSavesSigmoid"): (FIRST_ONLY, apply("SoftplusSavesSigmoid"), UNARY),
+    ("11_diagnosing", "SquareSavesView"): (FIRST_ONLY, apply("SquareSavesView"), UNARY),
     # SinFunction's backward calls numpy_cos, which the lesson gives a gradient later.
     ("12_custom_ops", "SinFunction"): (DOUBLE, apply("SinFunction"), UNARY),
     # Its backward calls an operator without an autograd kernel: a constant.
     ("12_custom_ops", "SinRawCos"): (FIRST_ONLY, apply("SinRawCos"), UNARY),
+    # Its backward calls a CompositeImplicitAutograd kernel in NumPy: a constant, silently.
+    ("12_custom_ops", "SinCiaCos"): (FIRST_ONLY, apply("SinCiaCos"), UNARY),
     ("13_torch_compile", "Softplus"): (DOUBLE, apply("Softplus"), UNARY),
     ("13_torch_compile", "SoftplusChecked"): (DOUBLE, apply("SoftplusChecked"), UNARY),
     ("14_cost", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
