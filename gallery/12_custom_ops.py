@@ -296,10 +296,13 @@ assert torch.allclose(second, -torch.sin(x)) and torch.allclose(third, -torch.co
 #
 # :func:`torch.library.opcheck` tests what :func:`~torch.autograd.gradcheck`
 # cannot see: that the schema matches what the function does, that the fake
-# implementation agrees with the real one, that the gradient is registered the
-# right way, and that the operator survives the tracing :func:`torch.compile`
-# does. Run it beside :func:`~torch.autograd.gradcheck` and
-# :func:`~torch.autograd.gradgradcheck`; each check it ran reports ``SUCCESS``.
+# implementation agrees with the real one, that a gradient, if there is one,
+# is registered to the right dispatch key, and that the operator survives the
+# tracing :func:`torch.compile` does. It does not check that a gradient
+# exists: an operator defined the lower-level way with no autograd kernel
+# passes all its tests, and only gradcheck catches it. Run it beside
+# :func:`~torch.autograd.gradcheck` and :func:`~torch.autograd.gradgradcheck`;
+# each check it ran reports ``SUCCESS``.
 
 results = torch.library.opcheck(numpy_sin, (x,))
 for name, result in results.items():
