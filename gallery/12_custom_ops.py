@@ -298,9 +298,11 @@ assert torch.allclose(second, -torch.sin(x)) and torch.allclose(third, -torch.co
 # cannot see: that the schema matches what the function does, that the fake
 # implementation agrees with the real one, that a gradient, if there is one,
 # is registered to the right dispatch key, and that the operator survives the
-# tracing :func:`torch.compile` does. It does not check that a gradient
-# exists: an operator defined the lower-level way with no autograd kernel
-# passes all its tests, and only gradcheck catches it. Run it beside
+# tracing :func:`torch.compile` does. It does not check that a gradient is
+# right, and it finds a missing one only for a ``custom_op`` (its
+# ``test_aot_dispatch_dynamic`` meets the missing-formula error): an
+# operator defined the lower-level way with no autograd kernel passes all its
+# tests, and only gradcheck catches it. Run it beside
 # :func:`~torch.autograd.gradcheck` and :func:`~torch.autograd.gradgradcheck`;
 # each check it ran reports ``SUCCESS``.
 
