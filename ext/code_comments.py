@@ -15,7 +15,11 @@ A comment whose English changes is a new message: its old translation is no
 longer looked up, and the English shows until a translator translates it.
 
 Comments that are instructions to tools (``noqa``, ``fmt:``, ``type:``) are
-not messages. :func:`messages` is the single definition of what is
+not messages, nor are comments with no word in them (a shape such as
+``(T, N, C)``, a formula): their translation would be the text itself, and
+Sphinx 9.0 then marks the whole code block as translated and leaves its other
+comments in English (sphinx/transforms/i18n.py, phase 1: ``msgstr == msg``
+sets ``node['translated'] = True`` for the node, not the message). :func:`messages` is the single definition of what is
 translated; the Chinese downloads (ext/downloads.py) and the catalog checks
 (ext/catalogs.py) use it too.
 """
@@ -34,6 +38,8 @@ from sphinx.transforms import SphinxTransform
 
 # A comment for a tool, not for a reader.
 _TOOL = re.compile(r"^\s*(noqa|fmt:|type:|pragma|pylint:|isort:|ruff:)", re.I)
+# A word of two letters or more: a comment without one is code, not prose.
+_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 @dataclass(frozen=True)
@@ -81,7 +87,7 @@ def spans(code: str) -> list[Span]:
             continue
         body = tok.string[1:]
         text = body.strip()
-        if not text or _TOOL.match(text):
+        if not _WORD.search(text) or _TOOL.match(text):
             continue
         begin = offset(*tok.start) + 1 + (len(body) - len(body.lstrip()))
         found.append(Span(begin, begin + len(text), text))

@@ -50,3 +50,12 @@ def test_a_translation_that_would_break_the_code_keeps_the_english():
         assert '"""x**3, saving the input."""' in out, bad
     out = translate(CODE, lambda text: "two\nlines" if text == "the mistake" else text)
     assert "# the mistake" in out
+
+
+def test_a_comment_with_no_word_is_code_not_a_message():
+    """A shape or a formula in a comment would be translated as itself, which
+    makes Sphinx leave the whole block's comments in English (see the module)."""
+    from ext.code_comments import messages
+
+    code = "x = torch.randn(6, 2, 4)  # (T, N, C)\ny = x**2  # 2x, the derivative\nz = 1  # x**2\n"
+    assert messages(code) == ["2x, the derivative"]
