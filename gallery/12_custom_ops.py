@@ -299,8 +299,9 @@ assert torch.allclose(second, -torch.sin(x)) and torch.allclose(third, -torch.co
 # implementation agrees with the real one, that a gradient, if there is one,
 # is registered to the right dispatch key, and that the operator survives the
 # tracing :func:`torch.compile` does. It does not check that a gradient is
-# right, and it finds a missing one only for a ``custom_op`` (its
-# ``test_aot_dispatch_dynamic`` meets the missing-formula error): an
+# right, and it finds a missing one only for a ``custom_op``, and only when a
+# sample input requires grad (its ``test_aot_dispatch_dynamic`` then meets the
+# missing-formula error; give it such inputs, as ``x`` below): an
 # operator defined the lower-level way with no autograd kernel passes all its
 # tests, and only gradcheck catches it. Run it beside
 # :func:`~torch.autograd.gradcheck` and :func:`~torch.autograd.gradgradcheck`;

@@ -20,7 +20,8 @@ with ``backend="aot_eager_decomp_partition"``, which uses the same
 decompositions and partitioner but neither inductor's graph rewrites nor its
 code generation, so it runs on a CPU in a moment. This site's tests run the
 examples that the lesson compiles that way again, with their own random
-values, with ``inductor`` too, and get the same results. Where plain ``backend="aot_eager"``, which has the same
+values, with ``inductor`` too, and get the same results except where the
+lesson says otherwise. Where plain ``backend="aot_eager"``, which has the same
 partitioner but not inductor's decompositions, behaves differently, the
 lesson shows it too. The split is where double backward stops.
 """
@@ -141,8 +142,10 @@ saved_by_critic = compiled(x_hat).grad_fn.saved_tensors  # for the next section
 # with a weight :math:`w` that requires grad, it saves :math:`w` as it is,
 # which requires grad but was not computed from :math:`x`. Where no saved
 # tensor is :math:`x` or was computed from it, :math:`h''` comes out as
-# :math:`2`, the second derivative of :math:`x^2` alone, with no error. The
-# last case raises only when differentiated with respect to :math:`w`.
+# :math:`2`, the second derivative of :math:`x^2` alone, with no error, when,
+# as here, the first backward through the compiled function keeps its graph
+# (a section below shows an ordinary one first). The last case raises only
+# when differentiated with respect to :math:`w`.
 
 assert sum(t is x_hat for t in saved_by_critic) == 1
 assert sum(t.requires_grad for t in saved_by_critic) == 3  # x_hat and the two weights
@@ -242,7 +245,7 @@ assert detach(torch.exp(x)).requires_grad and not torch.exp(x).detach().requires
 
 # %%
 # Compiled by itself, without the :math:`x^2` term, :math:`2\tanh(xW)` saves
-# the same, and its gradient's ``grad_fn`` leads only to AOTAutograd's empty
+# the same (its first backward, as above, keeps the graph), and its gradient's ``grad_fn`` leads only to AOTAutograd's empty
 # leaf. The second pass finds no path to ``x``: :func:`torch.autograd.grad`
 # says so with a generic message, and ``allow_unused=True`` turns that into
 # ``None``, silently. ``.backward()``, which runs every node it can reach,
@@ -278,6 +281,50 @@ for second_pass in (
 assert "appears to not have been used in the graph" in outcomes[0]
 assert outcomes[1] == (None,)
 assert outcomes[2] == outcomes[3] == expected
+
+# %%
+# After an ordinary backward: another error
+# -----------------------------------------
+#
+# AOTAutograd compiles the backward when a backward first reaches it. If that
+# backward does not keep the graph (neither ``create_graph=True`` nor
+# ``retain_graph=True``), as in a training step, the compiled part's saved
+# tensors that share memory with none of its inputs, outputs or gradients,
+# such as :math:`xW` of :math:`2\tanh(xW)`, become "donated buffers", whose
+# memory the backward may reuse. From then on, every backward through that
+# compiled function that keeps the graph raises, already in its first pass.
+# That is what ``aot_eager_decomp_partition`` does here; with ``inductor``,
+# this site's tests find no error on this example and :math:`h'' = 2`, so
+# rely on neither. Compiled while ``torch._functorch.config.donated_buffer`` is ``False``,
+# :math:`2\tanh(xW)` gives :math:`h'' = 2` again. A new function is compiled
+# for each case, since Dynamo would reuse what it compiled for
+# ``two_tanh``.
+
+
+def after_ordinary_backward(fresh):
+    compiled_fresh = torch.compile(fresh, backend=BACKEND)
+    torch.autograd.grad(compiled_fresh(x).sum(), x)  # as in a training step
+    try:
+        return h_second(compiled_fresh).tolist()
+    except RuntimeError as error:
+        return str(error)
+
+
+def two_tanh_a(t):
+    return two_tanh(t)
+
+
+def two_tanh_b(t):
+    return two_tanh(t)
+
+
+donated = after_ordinary_backward(two_tanh_a)
+with torch._functorch.config.patch(donated_buffer=False):
+    not_donated = after_ordinary_backward(two_tanh_b)
+print("donated_buffer=True: ", donated)
+print("donated_buffer=False:", not_donated)
+assert donated.startswith("This backward function was compiled with non-empty donated buffers")
+assert not_donated == [2.0, 2.0, 2.0]
 
 # %%
 # What works: compile what is differentiated once
@@ -447,7 +494,12 @@ assert outcomes == [True, None, True]
 #   a tensor it differentiates with respect to; otherwise it passes the node
 #   by, even when a saved weight requires grad: a wrong second derivative,
 #   a generic message, or ``None`` under ``allow_unused=True``.
-#   ``.backward()`` still raises.
+#   ``.backward()`` still raises. This holds when the first backward through
+#   the compiled function kept the graph; after an ordinary one, a compiled
+#   part with donated buffers can raise at every backward that keeps the
+#   graph (``aot_eager_decomp_partition`` does on :math:`2\tanh(xW)`,
+#   ``inductor`` does not), unless compiled with
+#   ``torch._functorch.config.donated_buffer = False``.
 # * A backend without AOTAutograd (``backend="eager"``, or one's own that
 #   returns Dynamo's graph as it is) gives right second derivatives through
 #   built-in operations. Through a custom Function whose ``backward`` Dynamo

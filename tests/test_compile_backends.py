@@ -130,6 +130,24 @@ def test_a_compiled_part_that_saves_nothing_tracked_alone(backend):
     assert str(error.value) == DOUBLE_BACKWARD
 
 
+DONATED = "This backward function was compiled with non-empty donated buffers"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("donated_buffer", [True, False])
+def test_an_ordinary_backward_first_donates_buffers(donated_buffer, backend):
+    x = new_x()
+    with torch._functorch.config.patch(donated_buffer=donated_buffer):
+        compiled_f = torch.compile(two_tanh, backend=backend)
+        torch.autograd.grad(compiled_f(x).sum(), x)  # an ordinary backward first
+        # inductor, on this example, does not raise (lesson 13 says so)
+        if donated_buffer and backend != "inductor":
+            with pytest.raises(RuntimeError, match=DONATED):
+                h_second(compiled_f, x)
+        else:
+            assert torch.equal(h_second(compiled_f, x), torch.full_like(x, 2.0))
+
+
 class Softplus(torch.autograd.Function):
     @staticmethod
     def forward(x):
