@@ -1,0 +1,415 @@
+r"""
+.. _lesson-builtin-operators:
+
+.. _error-index-builtins:
+
+Built-in operators without a second derivative
+==============================================
+
+Most of PyTorch's own derivative formulas can be differentiated again; a
+few cannot, and double backward through them stops inside PyTorch with a
+message that names the operator's backward: "derivative for aten::NAME is
+not implemented" when that backward operator has no derivative formula of
+its own, or "the derivative for 'NAME' is not implemented" when its formula
+says so. The fix is another path to the same value, made of operations that
+can be differentiated twice. The entries below are not a complete list: the
+:ref:`end of this page <error-index-gpu>` prints every operator whose
+formula says ``not_implemented``, read from the PyTorch that built this page.
+"""
+
+# %%
+# Each example runs through the helper of :ref:`the error index
+# <lesson-error-index>`: it expects one exception type, prints the message,
+# and fails the build if the example raised nothing.
+
+import torch
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/16_builtin_operators.svg"
+from torch.autograd import gradcheck, gradgradcheck
+
+
+def message_of(expected, action):
+    """Run ``action``; print and return the message of the expected exception."""
+    try:
+        action()
+    except expected as error:
+        print(f"{type(error).__name__}: {error}".split("\n\n")[0])
+        return str(error)
+    raise AssertionError(f"no {expected.__name__} was raised")
+
+
+# %%
+# ``derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** on a CPU, ``torch.nn.functional.scaled_dot_product_attention``
+# runs its fused flash kernel when its inputs allow (4-D, no dropout, among
+# other conditions), and that kernel's backward has no derivative. Readers
+# meet it through ``nn.MultiheadAttention`` called with
+# ``need_weights=False``, and through ``nn.TransformerEncoderLayer`` and
+# ``nn.TransformerDecoderLayer`` (which pass ``need_weights=False``), once
+# dropout is off: in eval mode, or with ``dropout=0``. With dropout in
+# training mode, or ``nn.MultiheadAttention``'s default
+# ``need_weights=True``, attention takes a path made of ordinary operations,
+# and double backward works. **Fix:** for the part
+# differentiated twice, ask for the math backend, which computes attention
+# with ordinary operations:
+# ``with torch.nn.attention.sdpa_kernel(SDPBackend.MATH):`` around the
+# forward pass, since the kernel is chosen there; around the gradient calls
+# alone, it changes nothing.
+
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+q, k, v = (torch.rand(2, 3, 4, 8, dtype=torch.float64, requires_grad=True) for _ in range(3))
+
+
+def second_derivative_in_q(attention):
+    (grad_q,) = torch.autograd.grad(attention(q, k, v).pow(2).sum(), q, create_graph=True)
+    return torch.autograd.grad(grad_q.pow(2).sum(), q)[0]
+
+
+def attention_by_hand(q, k, v):
+    return torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, dim=-1) @ v
+
+
+print("kernel:", F.scaled_dot_product_attention(q, k, v).grad_fn.name())
+message = message_of(RuntimeError, lambda: second_derivative_in_q(F.scaled_dot_product_attention))
+assert "derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward" in message
+with sdpa_kernel(SDPBackend.MATH):
+    by_math_backend = second_derivative_in_q(F.scaled_dot_product_attention)
+assert torch.allclose(by_math_backend, second_derivative_in_q(attention_by_hand))
+
+
+def math_backend_around_gradients_only():
+    out = F.scaled_dot_product_attention(q, k, v)  # the flash kernel, chosen here
+    with sdpa_kernel(SDPBackend.MATH):
+        (grad_q,) = torch.autograd.grad(out.pow(2).sum(), q, create_graph=True)
+        torch.autograd.grad(grad_q.pow(2).sum(), q)
+
+
+message = message_of(RuntimeError, math_backend_around_gradients_only)
+assert "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented" in message
+
+# %%
+# Through the layers, on a batch of 2 sequences of 4 tokens of width 8:
+
+tokens = torch.rand(2, 4, 8, dtype=torch.float64, requires_grad=True)
+attention = torch.nn.MultiheadAttention(8, 2, batch_first=True, dtype=torch.float64)
+layer = torch.nn.TransformerEncoderLayer(
+    8, 2, dim_feedforward=16, batch_first=True, dtype=torch.float64
+)  # dropout=0.1 by default
+
+
+def second_derivative_in_tokens(module):
+    (grad,) = torch.autograd.grad(module(tokens).pow(2).sum(), tokens, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), tokens)[0]
+
+
+second_derivative_in_tokens(lambda t: attention(t, t, t)[0])  # need_weights=True: works
+flash_error = "_scaled_dot_product_flash_attention_for_cpu_backward is not implemented"
+message = message_of(
+    RuntimeError,
+    lambda: second_derivative_in_tokens(lambda t: attention(t, t, t, need_weights=False)[0]),
+)
+assert flash_error in message
+second_derivative_in_tokens(layer)  # training mode, dropout on: works
+message = message_of(RuntimeError, lambda: second_derivative_in_tokens(layer.eval()))
+assert flash_error in message
+with sdpa_kernel(SDPBackend.MATH):
+    assert second_derivative_in_tokens(layer).isfinite().all()  # the fix, in eval mode
+
+# %%
+# ``the derivative for '_cdist_backward' is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``torch.cdist`` computed the distances with its own kernel, whose
+# backward has no derivative: always for ``p`` other than 2, and for ``p=2``
+# unless it takes its path through matrix products, which
+# ``compute_mode="use_mm_for_euclid_dist"`` forces (the default mode takes it
+# only when an input has more than 25 rows). **Fix:** for ``p=2``, that
+# ``compute_mode``; for any ``p``, the distances written with differentiable
+# operations, ``(x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p=p, dim=-1)``,
+# which hold every difference in memory. Where two points coincide (the
+# diagonal of ``cdist(x, x)``), that norm has second derivatives of NaN for
+# ``p=2`` (and for other ``p``: 1.5 and 2.5 among those tried, not 1 or 3);
+# there, for ``p=2``, use the ``compute_mode`` above, which stays finite;
+# otherwise mask the zero differences, or write the norm as
+# ``torch.sqrt((d ** 2).sum(-1) + eps)``.
+
+points = torch.rand(4, 2, dtype=torch.float64, requires_grad=True)
+centres = torch.rand(5, 2, dtype=torch.float64)
+
+
+def second_derivative_in_points(distance):
+    (grad,) = torch.autograd.grad(distance(points, centres).sum(), points, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+
+
+message = message_of(NotImplementedError, lambda: second_derivative_in_points(torch.cdist))
+assert "the derivative for '_cdist_backward' is not implemented" in message
+by_differences = second_derivative_in_points(
+    lambda a, b: (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(dim=-1)
+)
+by_products = second_derivative_in_points(
+    lambda a, b: torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist")
+)
+assert torch.allclose(by_products, by_differences)
+
+
+def second_derivative_to_itself(distance):
+    (grad,) = torch.autograd.grad(distance(points, points).sum(), points, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+
+
+nan_by_differences = second_derivative_to_itself(
+    lambda a, b: (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(dim=-1)
+).isnan()
+finite_by_products = second_derivative_to_itself(
+    lambda a, b: torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist")
+).isfinite()
+print("cdist(x, x), NaN second derivatives by differences:", bool(nan_by_differences.any()))
+assert nan_by_differences.any() and finite_by_products.all()
+try:  # p=1 has no path through matrix products
+    second_derivative_in_points(
+        lambda a, b: torch.cdist(a, b, p=1.0, compute_mode="use_mm_for_euclid_dist")
+    )
+    message = ""
+except NotImplementedError as error:
+    message = str(error)
+assert "the derivative for '_cdist_backward' is not implemented" in message
+
+# %%
+# ``derivative for aten::_ctc_loss_backward is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``torch.nn.functional.ctc_loss`` computes its gradient with a
+# kernel of its own, which has no derivative. **Fix:** the loss computed by
+# CTC's forward recursion written with PyTorch operations, which autograd
+# differentiates to any order (slower: a Python loop over time steps). It is
+# a sketch: for an impossible alignment it returns about ``1e30`` where
+# ``ctc_loss`` returns ``inf``, and it has no ``zero_infinity``. It is
+# compared with ``ctc_loss`` through a ``log_softmax``, as ``ctc_loss``
+# expects: its own gradient assumes normalised log-probabilities.
+
+ctc_inputs = dict(
+    targets=torch.tensor([[1, 1, 2], [3, 1, 0]]),
+    input_lengths=torch.tensor([6, 5]),
+    target_lengths=torch.tensor([3, 2]),
+)
+logits = torch.randn(6, 2, 4, dtype=torch.float64, requires_grad=True)  # (T, N, C)
+
+
+def second_derivative_in_logits(ctc):
+    loss = ctc(logits.log_softmax(2), **ctc_inputs)
+    (grad,) = torch.autograd.grad(loss, logits, create_graph=True)
+    return loss, grad, torch.autograd.grad(grad.pow(2).sum(), logits)[0]
+
+
+def ctc_loss_by_recursion(log_probs, targets, input_lengths, target_lengths, blank=0):
+    """CTC loss summed over the batch, by its forward recursion in log space."""
+    assert log_probs.dim() == 3, "takes log_probs of shape (T, N, C)"
+    device = log_probs.device
+    log_zero = torch.tensor(-1e30, dtype=log_probs.dtype, device=device)  # finite: no nan
+    losses = []
+    for n in range(log_probs.shape[1]):
+        labels = targets[n, : target_lengths[n]]
+        assert len(labels) > 0, "takes targets of length 1 or more"
+        path = torch.full((2 * len(labels) + 1,), blank, device=device)  # blank around each
+        path[1::2] = labels
+        # can_skip[s]: position s may be reached from s - 2, skipping the blank
+        # between them: s holds a label that differs from the label at s - 2
+        can_skip = torch.zeros(len(path), dtype=torch.bool, device=device)
+        can_skip[2:] = (path[2:] != blank) & (path[2:] != path[:-2])
+        log_p = log_probs[: input_lengths[n], n, path]
+        alpha = torch.cat([log_p[0, :2], log_zero.expand(len(path) - 2)])
+        for t in range(1, len(log_p)):
+            one_back = torch.cat([log_zero.view(1), alpha[:-1]])
+            two_back = torch.where(can_skip, torch.cat([log_zero.expand(2), alpha[:-2]]), log_zero)
+            alpha = torch.logsumexp(torch.stack([alpha, one_back, two_back]), dim=0) + log_p[t]
+        losses.append(-torch.logsumexp(alpha[-2:], dim=0))
+    return torch.stack(losses).sum()
+
+
+def builtin_ctc(log_probs, **kwargs):
+    return F.ctc_loss(log_probs, **kwargs, reduction="sum")
+
+
+message = message_of(RuntimeError, lambda: second_derivative_in_logits(builtin_ctc))
+assert "derivative for aten::_ctc_loss_backward is not implemented" in message
+loss, grad, second = second_derivative_in_logits(ctc_loss_by_recursion)
+builtin_loss = builtin_ctc(logits.log_softmax(2), **ctc_inputs)
+assert torch.allclose(loss, builtin_loss)
+assert torch.allclose(grad, torch.autograd.grad(builtin_loss, logits)[0])
+
+tiny = torch.randn(4, 1, 3, dtype=torch.float64).log_softmax(2).requires_grad_()
+
+
+def tiny_ctc(log_probs):
+    return ctc_loss_by_recursion(log_probs, torch.tensor([[1, 2]]), [4], [2])
+
+
+assert gradcheck(tiny_ctc, (tiny,)) and gradgradcheck(tiny_ctc, (tiny,))
+
+# %%
+# ``the derivative for '_pdist_backward' is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** the backward of ``torch.pdist``, the distances between the rows
+# of a matrix, has no derivative, for every ``p``. **Fix:** the same
+# distances through ``torch.cdist``: for ``p=2``, ``cdist(x, x,
+# compute_mode="use_mm_for_euclid_dist")``, keeping the pairs above the
+# diagonal that ``torch.triu_indices(n, n, 1)`` lists, in the order of
+# ``pdist``; for any ``p``, the differences of those pairs of rows and their
+# norm, with the caveat of the entry above for rows that coincide.
+
+
+def second_derivative_in_rows(distance):
+    (grad,) = torch.autograd.grad(distance(points).pow(2).sum(), points, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+
+
+def pdist_by_products(rows):
+    first, second = torch.triu_indices(len(rows), len(rows), 1)
+    return torch.cdist(rows, rows, compute_mode="use_mm_for_euclid_dist")[first, second]
+
+
+def pdist_by_differences(rows):
+    first, second = torch.triu_indices(len(rows), len(rows), 1)
+    return (rows[first] - rows[second]).norm(dim=-1)
+
+
+message = message_of(NotImplementedError, lambda: second_derivative_in_rows(torch.pdist))
+assert "the derivative for '_pdist_backward' is not implemented" in message
+assert torch.allclose(pdist_by_products(points), torch.pdist(points))
+assert torch.allclose(pdist_by_differences(points), torch.pdist(points))
+by_products = second_derivative_in_rows(pdist_by_products)
+assert by_products.isfinite().all()
+assert torch.allclose(by_products, second_derivative_in_rows(pdist_by_differences))
+
+# %%
+# ``the derivative for '_embedding_bag_backward' is not implemented``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``torch.nn.functional.embedding_bag`` and ``nn.EmbeddingBag``,
+# which sum, average or take the maximum of rows of a table over each bag of
+# indices, compute the table's gradient with a backward that has no
+# derivative (in the modes ``"sum"``, ``"mean"`` and ``"max"`` alike).
+# **Fix:** for ``"sum"`` and ``"mean"``, look the rows up with
+# ``torch.nn.functional.embedding`` and add them up per bag with
+# ``index_add``; for bags that all have the same length, as a matrix of
+# indices, ``F.embedding(indices, table).mean(1)`` is enough. Below, a sketch
+# for a 1-D ``indices`` and ``offsets``, without ``per_sample_weights``,
+# ``padding_idx`` or ``include_last_offset``:
+
+table = torch.rand(10, 4, dtype=torch.float64, requires_grad=True)
+indices = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+offsets = torch.tensor([0, 3, 3])  # three bags: 3 indices, none, 5 indices
+
+
+def embedding_bag_by_lookup(indices, table, offsets, mode="mean"):
+    """``embedding_bag`` for 1-D indices and offsets, mode "sum" or "mean"."""
+    lengths = torch.diff(offsets, append=torch.tensor([len(indices)], device=offsets.device))
+    bag = torch.repeat_interleave(torch.arange(len(offsets), device=offsets.device), lengths)
+    rows = torch.nn.functional.embedding(indices, table)
+    sums = table.new_zeros(len(offsets), table.shape[1]).index_add(0, bag, rows)
+    if mode == "sum":
+        return sums
+    return sums / lengths.clamp(min=1).unsqueeze(1).to(table.dtype)  # an empty bag: zeros
+
+
+def second_derivative_in_table(bags):
+    (grad,) = torch.autograd.grad(bags(table).pow(2).sum(), table, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), table)[0]
+
+
+message = message_of(
+    NotImplementedError,
+    lambda: second_derivative_in_table(lambda t: F.embedding_bag(indices, t, offsets)),
+)
+assert "the derivative for '_embedding_bag_backward' is not implemented" in message
+for mode in ("sum", "mean"):
+    assert torch.allclose(
+        embedding_bag_by_lookup(indices, table, offsets, mode),
+        F.embedding_bag(indices, table, offsets, mode=mode),
+    )
+second = second_derivative_in_table(lambda t: embedding_bag_by_lookup(indices, t, offsets))
+assert second.abs().sum() > 0  # the mean's second derivative is not zero
+assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (table,))
+
+# %%
+# .. _error-index-gpu:
+#
+# On a GPU (not run here)
+# ~~~~~~~~~~~~~~~~~~~~~~~
+#
+# This page is built on a CPU, but PyTorch's derivative definitions
+# (``tools/autograd/derivatives.yaml`` in its sources, of which an installed
+# PyTorch carries a copy in ``torchgen``) name two more families, and the code
+# below reads them from the PyTorch that built this page:
+#
+# * cuDNN's recurrent networks (``nn.RNN``, ``nn.LSTM``, ``nn.GRU`` on a CUDA
+#   device): every derivative of ``_cudnn_rnn_backward`` is
+#   ``not_implemented``. PyTorch's message suggests running the forward pass
+#   under ``torch.backends.cudnn.flags(enabled=False)``, so that the network
+#   takes a path made of differentiable operations.
+# * The CUDA kernels of ``scaled_dot_product_attention`` (flash,
+#   memory-efficient, cuDNN), like the CPU one above: their backward
+#   operators have no derivative formula. The math backend is the fix there
+#   too.
+#
+# The same file confirms what the built-in entries above met: the backward
+# operators of the attention kernels and of CTC have no derivative formula of
+# their own, and every derivative of ``_cdist_backward`` and of
+# ``_pdist_backward`` is ``not_implemented``.
+
+from importlib.resources import files
+
+definitions = (files("torchgen") / "packaged/autograd/derivatives.yaml").read_text()
+entries = {}  # operator name -> its formula lines
+for block in definitions.split("\n- name: ")[1:]:
+    signature, *lines = block.split("\n")
+    entries[signature.split("(")[0]] = [
+        line.strip() for line in lines if line.strip() and not line.strip().startswith("#")
+    ]
+
+print("- name: _cudnn_rnn_backward(...)")
+for line in entries["_cudnn_rnn_backward"]:
+    print("    " + line)
+formulas = [line for line in entries["_cudnn_rnn_backward"] if "non_differentiable" not in line]
+assert formulas and all("not_implemented" in line for line in formulas)
+
+backward_of = {}
+for forward in (
+    "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_cudnn_attention",
+    "_scaled_dot_product_flash_attention_for_cpu",
+    "_ctc_loss",
+):
+    formula = next(line for line in entries[forward] if "backward" in line)
+    backward_of[forward] = formula.split(": ", 1)[1].split("(")[0].removesuffix("_symint")
+for forward, backward in backward_of.items():
+    print(f"{forward} -> {backward}: derivative formula of its own: {backward in entries}")
+    assert backward not in entries
+for backward in ("_cdist_backward", "_pdist_backward"):
+    print(f"{backward}:", entries[backward])
+    assert all("not_implemented" in line for line in entries[backward])
+
+# %%
+# Every operator whose formula says ``not_implemented`` for at least one of
+# its inputs, in this build's PyTorch. A name on it is a place to look, not a
+# verdict: the formula may concern only an input that needs no gradient in
+# practice (the saved statistics of ``native_layer_norm_backward``), and an
+# operator whose backward has no formula at all, as for attention and CTC
+# above, is not on it.
+
+not_implemented = sorted(
+    name for name, lines in entries.items() if any("not_implemented" in line for line in lines)
+)
+print(", ".join(not_implemented))
+assert {"_cdist_backward", "_pdist_backward", "_embedding_bag_backward"} <= set(not_implemented)
+
+
+# %%
+# Back to :doc:`/summary`, or to the lessons: :ref:`lessons`.
