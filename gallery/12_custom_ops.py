@@ -302,8 +302,9 @@ assert torch.allclose(second, -torch.sin(x)) and torch.allclose(third, -torch.co
 # right, and it finds a missing one only for a ``custom_op``, and only when a
 # sample input requires grad (its ``test_aot_dispatch_dynamic`` then meets the
 # missing-formula error; give it such inputs, as ``x`` below): an
-# operator defined the lower-level way with no autograd kernel passes all its
-# tests, and only gradcheck catches it. Run it beside
+# operator defined the lower-level way with no autograd kernel, given a fake
+# implementation, passes all its tests (without one, two tests fail for that
+# reason alone), and only gradcheck catches it. Run it beside
 # :func:`~torch.autograd.gradcheck` and :func:`~torch.autograd.gradgradcheck`;
 # each check it ran reports ``SUCCESS``.
 
