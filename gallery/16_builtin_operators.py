@@ -1,7 +1,7 @@
 r"""
-.. _lesson-builtin-operators:
-
 .. _error-index-builtins:
+
+.. _lesson-builtin-operators:
 
 Built-in operators without a second derivative
 ==============================================
