@@ -160,8 +160,9 @@ prune-po: languages ## Drop old translations (#~) from the fully translated cata
 	@$(BIN)/python -m tools.translators prune-po $(TRANSLATIONS)
 
 .PHONY: stat
-stat: languages ## Show translation progress per catalog
-	@# sphinx-intl exits 1 while work remains: that is the news, not an error.
+stat: languages $(addprefix catalogs-,$(TRANSLATIONS)) ## Show translation progress per catalog
+	@# sphinx-intl exits 1 while work remains: that is the news, not an error
+	@# (a broken catalog has already stopped at catalogs-<code>, naming its line).
 	@# Its parser (babel 2.18) cannot read the "#|" lines (the previous English)
 	@# of a fuzzy entry, which msgmerge writes for translators, and warns about
 	@# each: those two warnings are dropped, any other message is shown.

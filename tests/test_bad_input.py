@@ -82,6 +82,10 @@ def test_a_po_file_with_a_syntax_error(project):
     assert "syntax error" in run.output
     assert untouched(project, before)
     assert not (project / "_build" / "html" / "zh_CN" / "index.html").exists()
+    # make stat too names the file and line, rather than counting what it can.
+    run = make(project, "stat")
+    assert run.returncode != 0 and "locale/zh_CN/LC_MESSAGES/index.po:" in run.output
+    assert "in all:" not in run.output
 
 
 def test_a_msgstr_with_broken_rest(project):
