@@ -92,15 +92,16 @@ $(VNU): package.json package-lock.json
 .PHONY: setup
 setup: $(INSTALLED) system
 
+# The language codes and SITE_URL, checked before anything is built.
 .PHONY: languages
-languages: setup site-url
-	@$(BIN)/python -m ext.languages $(LANGUAGES)
+languages: setup
+	@$(BIN)/python -m tools.site check $(if $(SITE_URL),--site-url "$$SITE_URL") $(LANGUAGES)
 
 # -- Building ----------------------------------------------------------------
 
 .PHONY: gallery
 gallery: languages ## Execute the lessons whose source changed
-	@$(BIN)/python -m ext.gallery $(GALLERY_FLAGS)
+	@$(BIN)/python -m tools.gallery $(GALLERY_FLAGS)
 
 # The lessons execute once (gallery); then the languages build side by side,
 # each a plain sphinx-build, and a translation's catalogs are checked while
@@ -121,24 +122,19 @@ html-$(1): gallery $(if $(filter $(1),$(SOURCE_LANGUAGE)),,catalogs-$(1))
 	@echo "built $$(BUILDDIR)/html/$(1)/index.html"
 
 catalogs-$(1): languages
-	@$$(BIN)/python -m ext.catalogs validate $(1)
+	@$$(BIN)/python -m tools.catalogs validate $(1)
 endef
 $(foreach lang,$(LANGUAGES),$(eval $(call language_rules,$(lang))))
 
 .PHONY: landing
 landing: languages
-	@$(BIN)/python -m tools.landing --out $(BUILDDIR)/html/index.html $(if $(SITE_URL),--site-url "$$SITE_URL") $(LANGUAGES)
-	@$(if $(SITE_URL),$(BIN)/python -m ext.publishing sitemap-index --out $(BUILDDIR)/html/sitemap.xml "$$SITE_URL" $(LANGUAGES),rm -f $(BUILDDIR)/html/sitemap.xml)
+	@$(BIN)/python -m tools.site root --out $(BUILDDIR)/html $(if $(SITE_URL),--site-url "$$SITE_URL") $(LANGUAGES)
 
 # SITE_URL reaches the commands through the environment, never through the
 # command line that make writes, so that no character of it is run as shell.
 # A language's pages live in its folder: its html_baseurl is SITE_URL/<code>/.
 baseurl = $(if $(SITE_URL),-D "html_baseurl=$${SITE_URL%/}/$(1)/" \
   -D sitemap_locales=$(subst $(space),$(comma),$(LANGUAGES)))
-
-.PHONY: site-url
-site-url: setup
-	$(if $(SITE_URL),@$(BIN)/python -m ext.publishing check "$$SITE_URL")
 
 .PHONY: html-noplot
 html-noplot: ## Build every language without executing any lesson
@@ -193,8 +189,8 @@ livehtml: gallery ## Rebuild one language on every save (LIVELANG=en)
 	  --host 127.0.0.1 --port $(PORT) \
 	  --watch gallery --watch locale --watch ext --watch conf.py \
 	  --ignore '*/docs/lessons/*' --ignore '*.mo' \
-	  --pre-build '$(BIN)/python -m ext.gallery' \
-	  $(if $(filter $(LIVELANG),$(SOURCE_LANGUAGE)),,--pre-build '$(BIN)/python -m ext.catalogs validate $(LIVELANG)') \
+	  --pre-build '$(BIN)/python -m tools.gallery' \
+	  $(if $(filter $(LIVELANG),$(SOURCE_LANGUAGE)),,--pre-build '$(BIN)/python -m tools.catalogs validate $(LIVELANG)') \
 	  docs $(BUILDDIR)/live/$(LIVELANG)
 
 # -- Quality -------------------------------------------------------------------
@@ -203,7 +199,7 @@ livehtml: gallery ## Rebuild one language on every save (LIVELANG=en)
 check: languages check-deploy ## Fast static checks: lint, catalogs (syntax, markup, wrapping), hosting files
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	@$(BIN)/python -m ext.catalogs check $(TRANSLATIONS)
+	@$(BIN)/python -m tools.catalogs check $(TRANSLATIONS)
 
 # The files that put the site online, checked with no network: the GitHub
 # workflow with actionlint and zizmor (actions pinned by commit, permissions,

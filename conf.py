@@ -21,22 +21,22 @@ extensions = [
     "myst_parser",
     "sphinx_copybutton",
     "sphinx.ext.intersphinx",  # links to PyTorch's documentation, from a local inventory
-    "ext.api_links",  # …in the lessons' code too
-    "ext.gallery",  # the lessons' pages, made once by `make gallery`
-    "ext.cards",  # the gallery's cards are translatable
-    "ext.exercises",  # each exercise's solution, shown on demand under its lesson
-    "ext.code_comments",  # comments and docstrings in code are translated too
-    "ext.language_switcher",  # links to the same page in the other languages
-    "ext.publishing",  # with SITE_URL: canonical links, absolute hreflang, sitemaps
-    "ext.search",  # Chinese search knows the glossary's words
-    "ext.theme_labels",  # the theme's labels have a catalog too (theme.po)
-    "ext.mathml",  # formulas become MathML at build time
-    "ext.downloads",  # a translated page offers translated .py and .ipynb files
-    "ext.a11y",  # keyboard access to wide code blocks and formulas
-    "ext.provenance",  # each lesson names the PyTorch that executed it, and when
-    "ext.meta",  # each page's description
+    "ext.lessons.api_links",  # …in the lessons' code too
+    "ext.lessons.gallery",  # the lessons' pages, made once by `make gallery`
+    "ext.lessons.cards",  # the gallery's cards are translatable
+    "ext.lessons.exercises",  # each exercise's solution, shown on demand under its lesson
+    "ext.translation.code_comments",  # comments and docstrings in code are translated too
+    "ext.pages.language_switcher",  # links to the same page in the other languages
+    "ext.pages.publishing",  # with SITE_URL: canonical links, absolute hreflang, sitemaps
+    "ext.translation.search",  # Chinese search knows the glossary's words
+    "ext.translation.theme_labels",  # the theme's labels have a catalog too (theme.po)
+    "ext.pages.mathml",  # formulas become MathML at build time
+    "ext.lessons.downloads",  # a translated page offers translated .py and .ipynb files
+    "ext.pages.a11y",  # keyboard access to wide code blocks and formulas
+    "ext.lessons.provenance",  # each lesson names the PyTorch that executed it, and when
+    "ext.pages.meta",  # each page's description
 ]
-# Only `python -m ext.gallery` starts Sphinx with the tag `run_lessons`: that
+# Only `python -m tools.gallery` starts Sphinx with the tag `run_lessons`: that
 # run executes the lessons and writes their pages into docs/lessons/, and needs
 # nothing else.
 if tags.has("run_lessons"):  # noqa: F821 (Sphinx gives conf.py its tags)
@@ -51,7 +51,7 @@ nitpicky = True
 
 # -- PyTorch's API ---------------------------------------------------------------
 # The build has no network: the inventory is a local file, made by
-# `make inventory` from the list docs/_inventories/pytorch.txt (ext/api_links.py).
+# `make inventory` from the list docs/_inventories/pytorch.txt (ext/lessons/api_links.py).
 # The links go to the documentation of the PyTorch that the build runs.
 torch_minor = ".".join(installed_version("torch").split(".")[:2])  # 2.13.0+cpu -> 2.13
 intersphinx_mapping = {
@@ -59,17 +59,17 @@ intersphinx_mapping = {
 }
 add_function_parentheses = False  # :func:`gradcheck` reads "gradcheck", as the prose does
 
-# -- Gallery: the lessons (read by `python -m ext.gallery` only) ---------------
+# -- Gallery: the lessons (read by `python -m tools.gallery` only) ---------------
 sphinx_gallery_conf = {
     "examples_dirs": "../gallery",
     "gallery_dirs": "lessons",
     "filename_pattern": r"/\d\d_[^/]+\.py$",  # execute every lesson
     "within_subsection_order": "FileNameSortKey",  # file order is reading order
-    "image_scrapers": ("ext.graphs.scraper",),  # graphviz graphs become SVG files
+    "image_scrapers": ("ext.lessons.graphs.scraper",),  # graphviz graphs become SVG files
     "ignore_repr_types": r"graphviz\.",  # …and never print as a repr
     "default_thumb_file": "docs/_static/lesson-thumb.svg",  # relative to the root
-    # A warning a lesson does not catch fails the build (see ext/gallery.py).
-    "reset_modules": ("ext.gallery.strict_warnings",),
+    # A warning a lesson does not catch fails the build (see ext/lessons/gallery.py).
+    "reset_modules": ("ext.lessons.gallery.strict_warnings",),
     "reset_modules_order": "both",
     "remove_config_comments": True,
     # Nothing that changes from run to run may reach a page or a catalog.
@@ -82,7 +82,7 @@ sphinx_gallery_conf = {
 
 # -- Languages ---------------------------------------------------------------
 language = "en"  # the Makefile passes -D language=<code> for each language
-locale_dirs = ["../locale"]  # checked by `make` before a build (ext/catalogs.py)
+locale_dirs = ["../locale"]  # checked by `make` before a build (tools/catalogs.py)
 gettext_compact = False  # one catalog per page
 gettext_location = False  # no line numbers: no churn for translators
 gettext_uuid = False
@@ -115,7 +115,7 @@ html_theme_options = {
     "top_of_page_buttons": [],
 }
 # Chinese search: jieba also knows the words of the translators' table of
-# terms (反向传播, 计算图), which ext/search.py writes to this file for a
+# terms (反向传播, 计算图), which ext/translation/search.py writes to this file for a
 # Chinese build; other languages ignore the option.
 html_search_options = {"dict": "_build/search/jieba-terms.txt"}
 
@@ -127,7 +127,7 @@ html_search_options = {"dict": "_build/search/jieba-terms.txt"}
 # link and absolute hreflang links, and each language a sitemap.xml that
 # lists every page in every language. Unset, links stay relative and no
 # sitemap is written.
-site_url = os.environ.get("SITE_URL") or None  # checked by `make` (ext/publishing.py)
+site_url = os.environ.get("SITE_URL") or None  # checked by `make` (ext/pages/publishing.py)
 if site_url:
     extensions.append("sphinx_sitemap")
 sitemap_url_scheme = "{lang}{link}"  # SITE_URL/<code>/<page>.html

@@ -1,4 +1,4 @@
-"""Unit tests of ext/api_links.py's offline links: the PyTorch inventory it
+"""Unit tests of ext/lessons/api_links.py's offline links: the PyTorch inventory it
 reads is written from the hand-kept list (``make inventory``), and
 sphinx-gallery still has the code-link transform the extension registers.
 """
@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import re
 
-from ext import gallery
+from ext import ROOT
 
 
 def test_the_inventory_is_written_from_the_list():
     """`make inventory` was run after the last change to pytorch.txt."""
     import sphobjinv
 
-    folder = gallery.ROOT / "docs" / "_inventories"
+    folder = ROOT / "docs" / "_inventories"
     listed = sphobjinv.Inventory(plaintext=(folder / "pytorch.txt").read_bytes())
     written = sphobjinv.Inventory(folder / "pytorch.inv")
     assert [o.as_str for o in written.objects] == [o.as_str for o in listed.objects]
@@ -38,8 +38,8 @@ def test_the_inventory_is_written_from_the_list():
 
 
 def test_sphinx_gallery_still_has_the_code_link_transform():
-    """ext/api_links.py registers sphinx-gallery's own code-link transform:
-    when this fails, sphinx-gallery moved it (see ext/api_links.py)."""
+    """ext/lessons/api_links.py registers sphinx-gallery's own code-link transform:
+    when this fails, sphinx-gallery moved it (see ext/lessons/api_links.py)."""
     from sphinx_gallery import _doctree_links
 
     assert callable(_doctree_links.setup_doctree_links)

@@ -113,7 +113,7 @@ def test_dot_missing(project):
     empty = project / "no-bin"
     empty.mkdir()
     result = subprocess.run(
-        [sys.executable, "-m", "ext.gallery"],
+        [sys.executable, "-m", "tools.gallery"],
         cwd=project,
         env=build_env(PATH=str(empty)),
         capture_output=True,

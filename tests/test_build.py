@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import LANGUAGES, LESSONS, copy_project, make, no_network, require, snapshot
 
-from ext import code_comments
-from ext.code_comments import messages
+from ext.translation import code_comments
+from ext.translation.code_comments import messages
 
 pytestmark = pytest.mark.build
 
@@ -180,9 +180,9 @@ def test_chinese_cards_are_translated(site):
 
 
 def test_the_cards_of_the_installed_sphinx_gallery_are_rewritten(site):
-    """ext/cards.py knows the card markup of the installed sphinx-gallery: when
-    this fails, sphinx-gallery changed its cards (see ext/cards.py)."""
-    from ext.cards import translatable_cards
+    """ext/lessons/cards.py knows the card markup of the installed sphinx-gallery: when
+    this fails, sphinx-gallery changed its cards (see ext/lessons/cards.py)."""
+    from ext.lessons.cards import translatable_cards
 
     index = (site.root / "docs" / "lessons" / "index.rst").read_text(encoding="utf-8")
     assert index.count("sphx-glr-thumbcontainer") == len(LESSONS)
@@ -342,7 +342,7 @@ def without_messages(code):
 def translated_messages(lesson):
     import polib
 
-    from ext.languages import LOCALE
+    from ext.translation.languages import LOCALE
 
     po = polib.pofile(str(LOCALE / "zh_CN" / "LC_MESSAGES" / "lessons" / f"{lesson.stem}.po"))
     return {e.msgid for e in po.translated_entries() if e.msgstr != e.msgid}
@@ -389,7 +389,7 @@ def test_chinese_downloads_carry_chinese_prose_and_the_same_code(site, lesson):
 
 
 def test_a_chinese_solution_download_has_chinese_comments_and_the_same_code(site):
-    from ext.exercises import solution_file
+    from ext.lessons.exercises import solution_file
 
     checked = 0
     for lesson in LESSONS:

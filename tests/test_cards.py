@@ -1,4 +1,4 @@
-"""Unit tests of ext/cards.py: sphinx-gallery's raw-HTML cards on the lessons'
+"""Unit tests of ext/lessons/cards.py: sphinx-gallery's raw-HTML cards on the lessons'
 index become ``lesson-card`` directives a translator can translate, text
 without cards is left alone, and a card markup the code does not know stops
 the build.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ext import cards
+from ext.lessons import cards
 
 CARD = """
 .. raw:: html
@@ -46,5 +46,5 @@ def test_an_unknown_card_markup_stops_the_build():
     from sphinx.errors import ExtensionError
 
     source = ['.. raw:: html\n\n    <div class="sphx-glr-thumbcontainer" new-attribute="x">\n']
-    with pytest.raises(ExtensionError, match="ext/cards.py"):
+    with pytest.raises(ExtensionError, match="ext/lessons/cards.py"):
         cards.on_source_read(None, "lessons/index", source)

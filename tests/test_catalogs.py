@@ -1,7 +1,7 @@
 """The catalogs: complete, stable under update-po, and never losing work.
 
 The tests marked ``build`` check the project's own catalogs, in a copy of the
-built site; below them, the unit tests of ext/catalogs.py check each of its
+built site; below them, the unit tests of tools/catalogs.py check each of its
 checks on small catalogs written for the test: markup kept, syntax,
 completeness and wrapping, pofilter, headers, and the Chinese style with its
 glossary.
@@ -17,13 +17,13 @@ import polib
 import pytest
 from conftest import ROOT, copy_project, make, snapshot
 
-from ext import catalogs
+from tools import catalogs
 
 
 @pytest.mark.build
 def test_the_catalogs_pass_every_check():
     result = subprocess.run(
-        [sys.executable, "-m", "ext.catalogs", "check", "zh_CN"],
+        [sys.executable, "-m", "tools.catalogs", "check", "zh_CN"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -110,7 +110,7 @@ def test_a_changed_sentence_keeps_its_translation_as_a_fuzzy_suggestion(site, tm
     }
 
 
-# == unit tests of ext/catalogs.py ================================================
+# == unit tests of tools/catalogs.py ================================================
 
 
 # -- markup kept, and catalogs whole --------------------------------------------

@@ -1,4 +1,4 @@
-"""Unit tests of ext/code_comments.py: a code block's messages are its comments
+"""Unit tests of ext/translation/code_comments.py: a code block's messages are its comments
 and one-line docstrings (never tool comments), and a translation changes only
 those texts, keeping the English wherever it would break the code.
 """
@@ -22,14 +22,14 @@ class Cube(torch.autograd.Function):
 
 
 def test_code_messages_are_comments_and_one_line_docstrings_never_tool_comments():
-    from ext.code_comments import messages
+    from ext.translation.code_comments import messages
 
     assert messages(CODE) == ["x**3, saving the input.", "an input: safe to save", "the mistake"]
     assert messages("x = (") == []  # not Python: nothing to translate
 
 
 def test_translated_code_changes_only_the_texts_it_translates():
-    from ext.code_comments import messages, translate
+    from ext.translation.code_comments import messages, translate
 
     table = {"x**3, saving the input.": "x**3，保存输入。", "the mistake": "错误所在"}
     out = translate(CODE, lambda text: table.get(text, text))
@@ -43,7 +43,7 @@ def test_translated_code_changes_only_the_texts_it_translates():
 
 
 def test_a_translation_that_would_break_the_code_keeps_the_english():
-    from ext.code_comments import translate
+    from ext.translation.code_comments import translate
 
     for bad in ["two\nlines", 'closes """ early', "ends in a backslash\\"]:
         out = translate(CODE, lambda text, bad=bad: bad if text.startswith("x**3") else text)
@@ -55,7 +55,7 @@ def test_a_translation_that_would_break_the_code_keeps_the_english():
 def test_a_comment_with_no_word_is_code_not_a_message():
     """A shape or a formula in a comment would be translated as itself, which
     makes Sphinx leave the whole block's comments in English (see the module)."""
-    from ext.code_comments import messages
+    from ext.translation.code_comments import messages
 
     code = "x = torch.randn(6, 2, 4)  # (T, N, C)\ny = x**2  # 2x, the derivative\nz = 1  # x**2\n"
     assert messages(code) == ["2x, the derivative"]

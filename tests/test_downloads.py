@@ -1,4 +1,4 @@
-"""Unit tests of ext/downloads.py: a lesson's download drops what only the
+"""Unit tests of ext/lessons/downloads.py: a lesson's download drops what only the
 build needs, names the packages a reader with PyTorch lacks in a note in the
 page's language, and a notebook's roles become Markdown links.
 """
@@ -31,7 +31,7 @@ runpy.run_path("solutions/prove.py")
 
 
 def test_a_download_drops_what_only_the_build_needs():
-    from ext.downloads import reader_script
+    from ext.lessons.downloads import reader_script
 
     script = reader_script(LESSON)
     assert "sphinx_gallery" not in script and "solutions" not in script and "runpy" not in script
@@ -39,7 +39,7 @@ def test_a_download_drops_what_only_the_build_needs():
 
 
 def test_a_download_names_what_a_reader_with_pytorch_lacks():
-    from ext.downloads import draws_graphs, requirements
+    from ext.lessons.downloads import draws_graphs, requirements
 
     pins = {"torchviz": "torchviz==0.0.3", "numpy": "numpy==2.4.6"}
     assert requirements(LESSON, pins) == ["torchviz==0.0.3", "setuptools", "numpy"]
@@ -48,7 +48,7 @@ def test_a_download_names_what_a_reader_with_pytorch_lacks():
 
 
 def test_the_note_follows_the_docstring_in_the_readers_language():
-    from ext.downloads import insert_note, setup_note
+    from ext.lessons.downloads import insert_note, setup_note
 
     note = setup_note(["torchviz==0.0.3"], True, lambda msgid: msgid)
     assert "``pip install torchviz==0.0.3``" in note and "``dot``" in note
@@ -64,7 +64,7 @@ def test_the_note_follows_the_docstring_in_the_readers_language():
 
 
 def test_a_notebook_turns_roles_into_links():
-    from ext.downloads import Linker
+    from ext.lessons.downloads import Linker
 
     link = Linker(
         api={"torch.autograd.gradcheck": "https://docs/gradcheck.html"},

@@ -1,4 +1,4 @@
-"""Unit tests of ext/gallery.py: the lesson run's bookkeeping (the checksums,
+"""Unit tests of tools/gallery.py and ext/lessons/gallery.py: the lesson run's bookkeeping (the checksums,
 the record of a complete run, which lessons are stale and when the gallery is
 up to date, the run that executed each lesson), the warnings that stop a
 lesson while it runs, the message that names a failed lesson's line, the JUnit
@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-from ext import gallery
+from ext.lessons import gallery as sphinx_side
+from tools import gallery
 
 # -- the lesson run's bookkeeping ----------------------------------------------
 
@@ -148,7 +149,7 @@ def test_stale_lessons(tmp_path):
 
 STRICT = """
 import json, warnings
-from ext import gallery
+from ext.lessons import gallery
 
 def outcome(code, module="__main__"):
     try:
@@ -245,6 +246,6 @@ def test_the_gallery_style_is_named_relative_to_an_in_tree_environment(tmp_path,
     css = []
     app = SimpleNamespace(confdir=str(tmp_path), add_css_file=css.append)
     config = SimpleNamespace(html_static_path=["docs/_static"])
-    gallery.add_gallery_style(app, config)
+    sphinx_side.add_gallery_style(app, config)
     assert config.html_static_path == ["docs/_static", ".venv/sphinx_gallery/_static"]
     assert css == ["sg_gallery.css"]

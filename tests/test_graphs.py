@@ -1,4 +1,4 @@
-"""Unit tests of ext/graphs.py: a torchviz graph is read (its tensors' roles,
+"""Unit tests of ext/lessons/graphs.py: a torchviz graph is read (its tensors' roles,
 its saved-tensor edges), its saved tensors are named after the custom
 Function's ``save_for_backward`` call, and it is styled with the light and the
 dark palette, described in alt text and drawn to SVG by ``dot``, as the
@@ -14,7 +14,7 @@ import graphviz
 import pytest
 import torch
 
-from ext import graphs
+from ext.lessons import graphs
 
 
 def torchviz_like(ids=("140211", "140377", "140502", "140613")) -> graphviz.Digraph:

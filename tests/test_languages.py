@@ -1,4 +1,4 @@
-"""Unit tests of ext/languages.py: the language codes the site can build, and
+"""Unit tests of ext/translation/languages.py: the language codes the site can build, and
 the one error for an unknown code or for a language without catalogs.
 """
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ext import languages
+from ext.translation import languages
 
 
 @pytest.mark.parametrize("code", ["en", "zh_CN", "ja", "fr"])

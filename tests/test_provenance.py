@@ -1,6 +1,6 @@
-"""Unit tests of ext/provenance.py: a lesson's page gets, under its title, the
+"""Unit tests of ext/lessons/provenance.py: a lesson's page gets, under its title, the
 line that says which PyTorch executed it and when (from the run file that
-ext/gallery.py writes); a lesson never executed gets none.
+tools/gallery.py writes); a lesson never executed gets none.
 """
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-from ext import gallery
+from ext.lessons import provenance as gallery
 
 
 def test_the_run_line_goes_under_a_lessons_title(tmp_path):
-    from ext import provenance
+    from ext.lessons import provenance
 
     lessons = tmp_path / "lessons"
     lessons.mkdir()

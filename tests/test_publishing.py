@@ -31,8 +31,8 @@ from test_browser import (  # noqa: F401 (collected here too, with this module's
     test_switcher_round_trip_on_a_lesson,
 )
 
-from ext import publishing
-from tools import landing
+from ext.pages import publishing
+from tools import site as landing
 
 pytestmark = pytest.mark.build
 
@@ -245,7 +245,7 @@ def test_downloads_work_under_the_sub_path(server, reader, lang):
     assert not reader.errors and not reader.outside
 
 
-# -- Units: ext/publishing.py and the landing page -------------------------------
+# -- Units: ext/pages/publishing.py and the landing page -------------------------------
 @pytest.mark.parametrize(
     ("value", "expected"),
     [

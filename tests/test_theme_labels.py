@@ -1,4 +1,4 @@
-"""Unit tests of ext/theme_labels.py: the theme's labels are translated in the
+"""Unit tests of ext/translation/theme_labels.py: the theme's labels are translated in the
 page's chrome but never in its article, matched through HTML entities and
 spaced as Chinese is, and the theme's catalog template lists the site's title,
 its copyright and every label.
@@ -12,7 +12,7 @@ import polib
 
 
 def test_theme_labels_are_translated_outside_the_article_only():
-    from ext.theme_labels import translate_chrome
+    from ext.translation.theme_labels import translate_chrome
 
     table = {"Back to top": "回到顶部", "Toggle navigation of %s": "展开或折叠 %s 的导航"}
     page = (
@@ -27,7 +27,7 @@ def test_theme_labels_are_translated_outside_the_article_only():
 
 
 def test_theme_labels_match_through_html_entities():
-    from ext.theme_labels import translate_text
+    from ext.translation.theme_labels import translate_text
 
     table = {"Copyright © %s": "版权所有 © %s"}
     assert translate_text("Copyright &#169; 2026, us", table) == "版权所有 © 2026, us"
@@ -35,7 +35,7 @@ def test_theme_labels_match_through_html_entities():
 
 def test_the_credit_line_is_spaced_as_chinese_is():
     """Furo's footer, as its template writes it, translated label by label."""
-    from ext.theme_labels import translate_chrome
+    from ext.translation.theme_labels import translate_chrome
 
     table = {"Made with": "构建工具：", "and": "和", "'s": "的"}
     footer = "<div>\n  Made with <a>Sphinx</a> and <a>@pradyunsg</a>'s\n  \n  <a>Furo</a>\n</div>"
@@ -51,7 +51,7 @@ def test_the_credit_line_is_spaced_as_chinese_is():
 def test_theme_template_lists_title_copyright_and_labels():
     from types import SimpleNamespace
 
-    from ext.theme_labels import SITE_STRINGS, THEME_STRINGS, pot_text
+    from ext.translation.theme_labels import SITE_STRINGS, THEME_STRINGS, pot_text
 
     config = SimpleNamespace(project="P", html_title="My site", copyright="2026, me")
     pot = polib.pofile(pot_text(config))

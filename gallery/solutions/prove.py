@@ -2,7 +2,7 @@
 
 This folder holds the solutions to the exercises of lessons 01-05, one file
 each, named after its lesson. sphinx-gallery does not treat it as a gallery (it
-has no README); ext/exercises.py shows each solution under its lesson.
+has no README); ext/lessons/exercises.py shows each solution under its lesson.
 
 ``prove(check, name)`` loads the solution of the lesson that defines ``check``
 (``solutions/NN_*.py`` for lesson ``NN_*.py``) and requires two things of

@@ -38,7 +38,7 @@ def first_paragraph(doctree) -> str:
 
 
 def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
-    from ext.theme_labels import DESCRIPTION, label
+    from ext.translation.theme_labels import DESCRIPTION, label
 
     text = first_paragraph(doctree) if doctree is not None else ""
     description = shorten(text or label(app.config, DESCRIPTION))

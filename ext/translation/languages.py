@@ -1,18 +1,13 @@
 """The site's languages: which codes we can build, and their names.
 
 The Makefile lists the languages once (``LANGUAGES``) and checks them before
-anything is built::
-
-    python -m ext.languages en zh_CN
-
-An unknown code stops the build with one error naming it. The first language
+anything is built (``python -m tools.site check``). An unknown code stops the build with one error naming it. The first language
 is the source language; every other one needs its catalogs in
 ``locale/<code>/LC_MESSAGES/``.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from ext import ROOT
@@ -64,18 +59,3 @@ def rel(path: Path) -> str:
         return str(Path(path).resolve().relative_to(ROOT))
     except ValueError:
         return str(path)
-
-
-def main(argv: list[str] | None = None) -> int:
-    codes = sys.argv[1:] if argv is None else argv
-    try:
-        for code in codes:
-            check_language(code, need_catalogs=False)
-    except LanguageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,7 +15,7 @@ intersphinx reads ``docs/_inventories/pytorch.inv`` (conf.py), which
 
 Upstream limitation: sphinx-gallery registers that transform only when its
 whole generator (``sphinx_gallery.gen_gallery``) is loaded, which would
-generate the gallery again in every language build (see ext/gallery.py). So
+generate the gallery again in every language build (see ext/lessons/gallery.py). So
 the transform is registered here, from sphinx-gallery's module that holds it
 (``sphinx_gallery._doctree_links``, not a documented interface);
 ``tests/test_api_links.py`` fails when that module changes, and

@@ -14,7 +14,7 @@ from the source, in the build's language, and replace the copies:
 * in a translated build, the prose (the docstring and the ``# %%`` text
   cells) is translated from the page's catalog, and so are the comments and
   one-line docstrings in the code, exactly as on the page
-  (ext/code_comments.py); the code itself stays byte for byte;
+  (ext/translation/code_comments.py); the code itself stays byte for byte;
 * the solution of the lesson's exercise, a download of its own, carries its
   comments and docstrings in the page's language too;
 * a note after the introduction names what the lesson needs besides PyTorch
@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ext import code_comments
+from ext.translation import code_comments
 
 HEADING = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
 BULLET = re.compile(r"^(\s*)([*+-]|\d+\.|#\.)\s+")
@@ -190,7 +190,7 @@ def draws_graphs(source: str) -> bool:
 
 def setup_note(needed: list[str], graphs: bool, label: Callable[[str], str]) -> str:
     """The note a downloaded lesson opens with (reST), in the build's language."""
-    from ext.theme_labels import GRAPHS_NEED_DOT, NEEDS
+    from ext.translation.theme_labels import GRAPHS_NEED_DOT, NEEDS
 
     if not needed:
         return ""
@@ -366,9 +366,9 @@ def replace_downloads(app, exception) -> None:
     where Sphinx copied sphinx-gallery's."""
     import tempfile
 
-    from ext.exercises import solution_file
-    from ext.languages import LOCALE, ROOT, SOURCE_LANGUAGE
-    from ext.theme_labels import label
+    from ext.lessons.exercises import solution_file
+    from ext.translation.languages import LOCALE, ROOT, SOURCE_LANGUAGE
+    from ext.translation.theme_labels import label
 
     if exception is not None or app.builder.format != "html":
         return

@@ -41,7 +41,7 @@ class ChineseSearch(SearchChinese):
 def search_dictionary(app, config) -> None:
     """Write the glossary's words where html_search_options["dict"] says, for
     a Chinese build (the path is relative to the project, where make runs)."""
-    from ext.catalogs import glossary_words
+    from tools.catalogs import glossary_words
 
     name = (config.html_search_options or {}).get("dict")
     if not config.language.startswith("zh") or not name:

@@ -1,13 +1,13 @@
 """Each lesson page says which PyTorch executed it, and when.
 
-``python -m ext.gallery`` records, for each lesson it executes, the version
+``make gallery`` (tools/gallery.py) records, for each lesson it executes, the version
 of the PyTorch it imported and ``SOURCE_DATE_EPOCH`` (the build's "now": the
 time of the last commit), in docs/lessons/<lesson>.py.run.json. When Sphinx reads a
 lesson's page, this extension puts a ``lesson-run`` line under its title:
 
     Executed with PyTorch 2.13.0+cpu on 2026-11-23.
 
-The sentence is a site label (ext/theme_labels.py, ``theme.po``) with two
+The sentence is a site label (ext/translation/theme_labels.py, ``theme.po``) with two
 ``%s`` for the version and the date, so a new PyTorch release changes no
 translation. A lesson that has no recorded run (``make html-noplot``) shows no
 line. Every lesson page depends on its own record, so a lesson executed again
@@ -17,6 +17,7 @@ lesson executed again leaves the other lessons' pages alone.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -28,6 +29,23 @@ from sphinx.util.docutils import SphinxDirective
 _TITLE = re.compile(r"^\.\. _lesson-[\w-]+:\n\n.+\n=+\n", re.M)
 
 
+RUN_SUFFIX = ".run.json"
+
+
+def run_file(out_dir: Path, script: str) -> Path:
+    """Where the run that executed lesson *script* (``01_x.py``) is recorded."""
+    return out_dir / f"{script}{RUN_SUFFIX}"
+
+
+def recorded_run(out_dir: Path, script: str) -> dict | None:
+    """The run that executed lesson *script*: ``{"torch": version, "epoch":
+    SOURCE_DATE_EPOCH}``, or None when none is recorded."""
+    try:
+        return json.loads(run_file(out_dir, script).read_text())
+    except (OSError, ValueError):
+        return None
+
+
 def run_date(epoch: int) -> str:
     """The day of *epoch*, in UTC, as ISO 8601 (the same in every language)."""
     return time.strftime("%Y-%m-%d", time.gmtime(epoch))
@@ -35,14 +53,12 @@ def run_date(epoch: int) -> str:
 
 def add_run_line(app, docname: str, source: list[str]) -> None:
     """Put the ``lesson-run`` directive under the title of a lesson's page."""
-    from ext.gallery import lesson_run, run_file
-
     m = re.fullmatch(r"lessons/(\d\d_[^/]+)", docname)
     if not m:
         return
     lessons = Path(app.srcdir) / "lessons"
     app.env.note_dependency(str(run_file(lessons, f"{m[1]}.py")))
-    run = lesson_run(lessons, f"{m[1]}.py")
+    run = recorded_run(lessons, f"{m[1]}.py")
     title = _TITLE.search(source[0])
     if run is None or title is None:
         return
@@ -62,7 +78,7 @@ class LessonRun(SphinxDirective):
 
 
 def visit_lesson_run(self, node: lesson_run) -> None:
-    from ext.theme_labels import EXECUTED, label
+    from ext.translation.theme_labels import EXECUTED, label
 
     text = label(self.builder.config, EXECUTED) % (node["torch"], node["date"])
     self.body.append(f'<p class="lesson-run">{self.encode(text)}</p>\n')

@@ -65,7 +65,7 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
     source[0] = translatable_cards(source[0])
     if "sphx-glr-thumbcontainer" in source[0]:
         raise ExtensionError(
-            f"{docname}: sphinx-gallery's card markup is not what ext/cards.py knows, so "
+            f"{docname}: sphinx-gallery's card markup is not what ext/lessons/cards.py knows, so "
             "the cards would stay untranslated; update _CARD to the new markup"
         )
 

@@ -62,8 +62,8 @@ THEME_STRINGS = (
 # Sentences the site's extensions write into pages and downloads. "%s"
 # stands for a value (a version, a date, a command) that is no translator's
 # business, so a new PyTorch release changes no catalog.
-EXECUTED = "Executed with PyTorch %s on %s."  # under a lesson's title (ext/provenance.py)
-# At the top of a downloaded lesson (ext/downloads.py).
+EXECUTED = "Executed with PyTorch %s on %s."  # under a lesson's title (ext/lessons/provenance.py)
+# At the top of a downloaded lesson (ext/lessons/downloads.py).
 NEEDS = (
     "Besides PyTorch, this lesson needs the packages that %s installs; in a "
     "notebook, the first cell runs it."
@@ -73,7 +73,7 @@ GRAPHS_NEED_DOT = (
     "graphviz`` on Debian or Ubuntu, ``brew install graphviz`` on macOS, or "
     "``conda install graphviz``."
 )
-# The description of a page with no paragraph of its own (ext/meta.py).
+# The description of a page with no paragraph of its own (ext/pages/meta.py).
 DESCRIPTION = (
     "Lessons on PyTorch custom autograd Functions that support double backward, "
     "each executed when the site is built."
@@ -182,7 +182,7 @@ def translate_chrome(page: str, table: dict[str, str]) -> str:
 
 
 def on_config_inited(app, config) -> None:
-    from ext.languages import LOCALE, SOURCE_LANGUAGE
+    from ext.translation.languages import LOCALE, SOURCE_LANGUAGE
 
     if config.language == SOURCE_LANGUAGE:
         return

@@ -2,13 +2,13 @@
 
 Translators edit ``locale/<lang>/LC_MESSAGES/**.po`` and nothing else. Before
 a translated build reads them, the Makefile checks every catalog of that
-language (``python -m ext.catalogs validate zh_CN``): its syntax (GNU msgfmt
+language (``python -m tools.catalogs validate zh_CN``): its syntax (GNU msgfmt
 is the reference parser), and that each translation keeps the reST or MyST
 markup of its English (roles, literals, link targets) and parses cleanly. A
 problem stops the build with one line per problem, naming file and line, and
 nothing is built.
 
-``make check`` (``python -m ext.catalogs check zh_CN``) adds what a build
+``make check`` (``python -m tools.catalogs check zh_CN``) adds what a build
 does not need but a finished translation does: every entry translated and
 none fuzzy, the language's own rules (for Chinese: the glossary's words,
 full-width punctuation, spacing; see docs/translating.md, whose table of
@@ -29,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ext.languages import LOCALE, ROOT, LanguageError, check_language, rel
+from ext.translation.languages import LOCALE, ROOT, LanguageError, check_language, rel
 
 
 class CatalogError(Exception):
@@ -256,7 +256,7 @@ def zh_style_problems(msgid: str, msgstr: str, syntax: str, glossary: dict[str, 
     """What a Chinese msgstr does against the rules of the translators' guide.
 
     *syntax* is "md", "rst", or "code" for a comment or docstring in a code
-    block (ext/code_comments.py): there, names such as ``forward`` and
+    block (ext/translation/code_comments.py): there, names such as ``forward`` and
     expressions such as ``(x * exp(x), exp(x))`` are code, unmarked, so a
     glossary term kept as it is and ASCII brackets are allowed.
     """
@@ -302,19 +302,19 @@ STYLE = {"zh_CN": zh_style_problems}
 def code_messages(domain: str, srcdir: Path) -> set[str]:
     """The messages of a lesson's page that are comments or docstrings in its
     code blocks and its exercise's solution (the same definition the pages
-    use, ext/code_comments.py)."""
-    from ext.code_comments import messages
+    use, ext/translation/code_comments.py)."""
+    from ext.translation.code_comments import messages
 
     script = srcdir.parent / "gallery" / f"{Path(domain).name}.py"
     if not domain.startswith("lessons/") or not script.exists():
         return set()
     from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
-    from ext.exercises import solution_file
+    from ext.lessons.exercises import solution_file
 
     blocks = split_code_and_text_blocks(str(script))[1]
     code = [block.content for block in blocks if block.type == "code"]
-    solution = solution_file(domain)  # shown on the page too (ext/exercises.py)
+    solution = solution_file(domain)  # shown on the page too (ext/lessons/exercises.py)
     if solution is not None:
         code.append(solution.read_text(encoding="utf-8"))
     return {m for text in code for m in messages(text)}
@@ -462,7 +462,7 @@ def check(langs: list[str], srcdir: Path = ROOT / "docs", locale_dir: Path = LOC
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m ext.catalogs", description=__doc__.splitlines()[0]
+        prog="python -m tools.catalogs", description=__doc__.splitlines()[0]
     )
     parser.add_argument("command", choices=["validate", "check"])
     parser.add_argument("langs", nargs="+")

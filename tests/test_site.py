@@ -1,10 +1,10 @@
-"""Unit tests of tools/landing.py: the landing page lists every language of the
+"""Unit tests of tools/site.py: the landing page lists every language of the
 site, linked and named in its own language.
 """
 
 from __future__ import annotations
 
-from tools import landing
+from tools import site as landing
 
 
 def test_landing_page_lists_every_language():

@@ -1,11 +1,17 @@
-"""The landing page: the site's root index.html sends a reader to their language.
+"""The site's root, and the checks that run before anything is built.
 
-    python -m tools.landing --out _build/html/index.html [--site-url URL] en zh_CN
+    python -m tools.site check [--site-url URL] en zh_CN
+    python -m tools.site root --out _build/html [--site-url URL] en zh_CN
 
+``check`` stops the build with one error when a language code is unknown or
+SITE_URL is not an address the site can be published at. ``root`` writes the
+landing page, index.html, and with SITE_URL the sitemap index beside it.
+
+The landing page
 The page picks the first of the browser's preferred languages that the site
 has (else the first listed), and lists every language for a reader without
 JavaScript. Its links and its redirect are relative, so the site works under
-any folder; given the site's address (``SITE_URL``, ext/publishing.py), it
+any folder; given the site's address (``SITE_URL``, ext/pages/publishing.py), it
 also names itself and its alternates by their absolute addresses, for search
 engines.
 """
@@ -18,8 +24,8 @@ import json
 import sys
 from pathlib import Path
 
-from ext.languages import display_name, hreflang
-from ext.publishing import SiteURLError, site_url
+from ext.pages.publishing import SiteURLError, site_url, sitemap_index
+from ext.translation.languages import LanguageError, check_language, display_name, hreflang
 
 
 def landing_page(langs: list[str], address: str | None = None) -> str:
@@ -89,20 +95,27 @@ def landing_page(langs: list[str], address: str | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m tools.landing", description=__doc__.splitlines()[0]
-    )
-    parser.add_argument("--out", type=Path, required=True)
+    parser = argparse.ArgumentParser(prog="python -m tools.site", description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["check", "root"])
+    parser.add_argument("--out", type=Path, help="root: the folder of the built site")
     parser.add_argument("--site-url", help="the site's address (SITE_URL)")
     parser.add_argument("langs", nargs="+")
     args = parser.parse_args(argv)
     try:
+        for code in args.langs:
+            check_language(code, need_catalogs=False)
         address = site_url(args.site_url) if args.site_url else None
-    except SiteURLError as exc:
+    except (LanguageError, SiteURLError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(landing_page(args.langs, address), encoding="utf-8")
+    if args.command == "root":
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "index.html").write_text(landing_page(args.langs, address), encoding="utf-8")
+        sitemap = args.out / "sitemap.xml"
+        if address:
+            sitemap.write_text(sitemap_index(address, args.langs), encoding="utf-8")
+        else:
+            sitemap.unlink(missing_ok=True)
     return 0
 
 

@@ -6,7 +6,7 @@ Each page gets, through Sphinx's ``html-page-context`` event:
   ``docs/_templates/sidebar/languages.html``, which draws the switcher;
 * ``<link rel="alternate" hreflang=...>`` tags in its head (and an
   ``x-default`` one), so that search engines know the translations; they are
-  absolute when the site has an address (``SITE_URL``, ext/publishing.py).
+  absolute when the site has an address (``SITE_URL``, ext/pages/publishing.py).
 
 The languages are those the Makefile builds (``-D site_languages``), else the
 source language and every language with catalogs in locale/.
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from html import escape
 
-from ext.languages import LOCALE, SOURCE_LANGUAGE, display_name, hreflang
-from ext.publishing import page_url, site_root
+from ext.translation.languages import LOCALE, SOURCE_LANGUAGE, display_name, hreflang
+from ext.pages.publishing import page_url, site_root
 
 LANGUAGE_LABEL = {"en": "Language", "zh_CN": "语言"}
 
@@ -50,7 +50,7 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     context["language_links"] = links
     context["language_label"] = LANGUAGE_LABEL.get(app.config.language, "Language")
     # Search engines ignore relative alternates: absolute ones once the site
-    # has an address (SITE_URL, see ext/publishing.py).
+    # has an address (SITE_URL, see ext/pages/publishing.py).
     root = site_root(app.config)
     hrefs = [page_url(root, link["code"], pagename) if root else link["url"] for link in links]
     alternates = "".join(

@@ -20,8 +20,8 @@ not messages, nor are comments with no word in them (a shape such as
 Sphinx 9.0 then marks the whole code block as translated and leaves its other
 comments in English (sphinx/transforms/i18n.py, phase 1: ``msgstr == msg``
 sets ``node['translated'] = True`` for the node, not the message). :func:`messages` is the single definition of what is
-translated; the Chinese downloads (ext/downloads.py) and the catalog checks
-(ext/catalogs.py) use it too.
+translated; the Chinese downloads (ext/lessons/downloads.py) and the catalog checks
+(tools/catalogs.py) use it too.
 """
 
 from __future__ import annotations

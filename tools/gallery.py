@@ -5,7 +5,7 @@ sphinx-gallery executes scripts and writes their pages (reST, graphs, the
 ran it, the lessons would execute once per language, and two languages
 building side by side would race on the same folder. So:
 
-* ``python -m ext.gallery`` (``make gallery``) is the only process that loads
+* ``python -m tools.gallery`` (``make gallery``) is the only process that loads
   sphinx-gallery's generator: it starts Sphinx with the tag ``run_lessons``
   (conf.py adds ``sphinx_gallery.gen_gallery`` for it), and sphinx-gallery
   executes the lessons whose source changed, one after another in this
@@ -16,14 +16,14 @@ building side by side would race on the same folder. So:
   (from sphinx-gallery's documented JUnit report), and records what it
   completed, so that an interrupted run is redone, and which PyTorch executed
   each lesson and when (``SOURCE_DATE_EPOCH``), which its page shows (see
-  ext/provenance.py). When no lesson changed it answers without starting
+  ext/lessons/provenance.py). When no lesson changed it answers without starting
   Sphinx; when the installed PyTorch is not the one that executed the
   lessons, they all run again; when an exercise's solution (or
   gallery/solutions/prove.py) changed, its lesson, whose hidden cell proves
   it, runs again.
 * Every other build (html in each language, gettext) reads docs/lessons/ as
-  ordinary reST and executes nothing; this extension gives it sphinx-gallery's
-  stylesheet.
+  ordinary reST and executes nothing; ext/lessons/gallery.py gives it
+  sphinx-gallery's stylesheet.
 
 A lesson's page shows what the lesson printed, so it must never show a warning
 (with a path of the machine that built it). While a lesson runs, a warning
@@ -48,74 +48,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ext import ROOT
+from ext.lessons.provenance import RUN_SUFFIX, recorded_run, run_file
 
 COMPLETE = ".complete.json"
 HEADER = "README.rst"
 
 
 # --------------------------------------------------------------------------
-# Sphinx side: every build
-
-
-def add_gallery_style(app, config) -> None:
-    """sphinx-gallery's stylesheet, as ``sphinx_gallery.load_style`` adds it,
-    but with its folder named relative to the project when it lies inside it
-    (an in-tree .venv): ``html_static_path`` is hashed into .buildinfo, and an
-    absolute path would make two checkouts build different files."""
-    from sphinx_gallery import glr_path_static
-
-    static = Path(glr_path_static())
-    try:
-        static = static.relative_to(Path(app.confdir))
-    except ValueError:
-        pass  # a virtual environment outside the project: the same for every checkout
-    config.html_static_path.append(static.as_posix())
-    app.add_css_file("sg_gallery.css")
-
-
-def setup(app):
-    app.connect("config-inited", add_gallery_style)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
-
-
-# --------------------------------------------------------------------------
-# Warnings while a lesson runs
-
-_active: tuple[warnings.catch_warnings, object] | None = None
-
-
-def _refuse(message, category, filename, lineno, line=None):
-    """In place of warnings.formatwarning: a warning about to be shown raises."""
-    raise message if isinstance(message, Warning) else category(message)
-
-
-def strict_warnings(gallery_conf, fname, when) -> None:
-    """sphinx-gallery's documented ``reset_modules`` hook, called before and
-    after each lesson.
-
-    While a lesson runs, a warning that Python is about to show (the page
-    would show it, as would a reader's terminal) is raised instead, so that
-    sphinx-gallery reports the lesson's traceback. The filters stay what they
-    are for a reader: a warning that Python or a library hides (torchviz's
-    DeprecationWarning about distutils, raised inside torchviz) or that code
-    records with ``warnings.catch_warnings(record=True)`` is never shown, so
-    it is no error either. Each lesson starts afresh, as when run on its own.
-    """
-    global _active
-    if _active is not None:
-        context, formatwarning = _active
-        warnings.formatwarning = formatwarning
-        context.__exit__(None, None, None)
-        _active = None
-    if when == "before":
-        context = warnings.catch_warnings()  # also forgets what was already shown
-        context.__enter__()
-        _active = (context, warnings.formatwarning)
-        warnings.formatwarning = _refuse
-
-
-# --------------------------------------------------------------------------
-# The execution run: python -m ext.gallery
+# The execution run: python -m tools.gallery
 
 
 def _md5(path: Path) -> str:
@@ -211,7 +151,7 @@ def record_complete(
     record = {"header": _md5(gallery_dir / HEADER), "lessons": done}
     _write_if_changed(out_dir / COMPLETE, json.dumps(record, indent=1, sort_keys=True) + "\n")
     # Each lesson's run in a file of its own, which only that lesson's page
-    # depends on (ext/provenance.py): executing one lesson leaves the others'
+    # depends on (ext/lessons/provenance.py): executing one lesson leaves the others'
     # files, and so their pages, untouched.
     for name, lesson_run in runs.items():
         _write_if_changed(run_file(out_dir, name), json.dumps(lesson_run, sort_keys=True) + "\n")
@@ -220,27 +160,12 @@ def record_complete(
             path.unlink()
 
 
-RUN_SUFFIX = ".run.json"
-
-
-def run_file(out_dir: Path, script: str) -> Path:
-    """Where the run that executed lesson *script* (``01_x.py``) is recorded."""
-    return out_dir / f"{script}{RUN_SUFFIX}"
-
-
-def lesson_run(out_dir: Path, script: str) -> dict | None:
-    """The run that executed lesson *script*: ``{"torch": version, "epoch":
-    SOURCE_DATE_EPOCH}``, or None when none is recorded."""
-    try:
-        return json.loads(run_file(out_dir, script).read_text())
-    except (OSError, ValueError):
-        return None
 
 
 def lesson_runs(out_dir: Path) -> dict[str, dict]:
     """For each lesson script name, the run that executed it."""
     names = (path.name.removesuffix(RUN_SUFFIX) for path in out_dir.glob(f"*{RUN_SUFFIX}"))
-    runs = {name: lesson_run(out_dir, name) for name in sorted(names)}
+    runs = {name: recorded_run(out_dir, name) for name in sorted(names)}
     return {name: run for name, run in runs.items() if run is not None}
 
 
@@ -340,7 +265,7 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
     if plot and up_to_date(gallery_dir, out_dir):
         print(f"gallery: executed 0 lesson(s) ; reused {len(lessons)}")
         return 0
-    from ext.graphs import DotMissingError, require_dot
+    from ext.lessons.graphs import DotMissingError, require_dot
 
     if out_dir.exists():
         forget_incomplete(

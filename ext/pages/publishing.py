@@ -2,21 +2,16 @@
 
 One setting, ``SITE_URL`` (``make html SITE_URL=https://example.org/double-backward/``),
 is the address of the site's root, where the landing page is. The Makefile
-checks it once::
-
-    python -m ext.publishing check "$SITE_URL"
-
-and passes each language build its own address as Sphinx's ``html_baseurl``
+checks it once (``python -m tools.site check``) and passes each language build its own address as Sphinx's ``html_baseurl``
 (``https://example.org/double-backward/en/``). Then:
 
 * every page carries a canonical link (Sphinx and Furo write it from
   ``html_baseurl``), and its ``hreflang`` alternates are absolute
-  (``ext/language_switcher.py`` asks :func:`site_root`);
+  (``ext/pages/language_switcher.py`` asks :func:`site_root`);
 * each language gets a ``sitemap.xml`` from sphinx-sitemap, which lists each
   page with its address in every language (conf.py loads and sets it up);
-* the root gets a sitemap index naming each language's sitemap::
-
-    python -m ext.publishing sitemap-index --out _build/html/sitemap.xml "$SITE_URL" en zh_CN
+* the root gets a sitemap index naming each language's sitemap
+  (``python -m tools.site root``, with the landing page).
 
 Without ``SITE_URL`` none of this happens: links stay relative, no sitemap is
 written, and sphinx-sitemap is not even loaded (it would warn that
@@ -27,8 +22,6 @@ that an earlier build with an address left behind.
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
@@ -113,33 +106,7 @@ def sitemap_index(root: str, langs: list[str]) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m ext.publishing", description=__doc__.splitlines()[0]
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-    check = commands.add_parser("check", help="check a SITE_URL")
-    check.add_argument("url")
-    index = commands.add_parser("sitemap-index", help="write the root's sitemap index")
-    index.add_argument("--out", type=Path, required=True)
-    index.add_argument("url")
-    index.add_argument("langs", nargs="+")
-    args = parser.parse_args(argv)
-    try:
-        root = site_url(args.url)
-    except SiteURLError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    if args.command == "sitemap-index":
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(sitemap_index(root, args.langs), encoding="utf-8")
-    return 0
-
-
 def setup(app):
     app.connect("config-inited", on_config_inited)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
-
-if __name__ == "__main__":
-    sys.exit(main())
