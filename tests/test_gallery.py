@@ -31,25 +31,19 @@ def test_describe_failure_names_script_and_line():
     assert text.splitlines()[-1] == "Reproduce it with: python gallery/01_x.py"
 
 
-def test_forget_incomplete_removes_unrecorded_checksums(tmp_path):
-    (tmp_path / "01_a.py.md5").write_text("aaa")
-    (tmp_path / "02_b.py.md5").write_text("bbb")
-    (tmp_path / gallery.COMPLETE).write_text(json.dumps({"lessons": {"01_a.py.md5": "aaa"}}))
-    gallery.forget_incomplete(tmp_path)
-    assert (tmp_path / "01_a.py.md5").exists()
-    assert not (tmp_path / "02_b.py.md5").exists()
-
-
-def test_record_complete_lists_only_current_lessons(tmp_path):
-    (tmp_path / gallery.HEADER).write_text("Lessons\n")
-    (tmp_path / "01_a.py").write_text("print(1)\n")
-    (tmp_path / "01_a.py.md5").write_text(gallery._md5(tmp_path / "01_a.py"))
-    (tmp_path / "02_b.py").write_text("print(2)\n")
-    (tmp_path / "02_b.py.md5").write_text("stale")
-    gallery.record_complete(tmp_path, tmp_path)
-    done = json.loads((tmp_path / gallery.COMPLETE).read_text())
-    assert list(done["lessons"]) == ["01_a.py.md5"]
-    assert done["header"] == gallery._md5(tmp_path / gallery.HEADER)
+def test_a_checksum_without_its_record_is_an_interrupted_run(tmp_path):
+    """sphinx-gallery writes its checksum before the page: a checksum that no
+    record of a completed run matches is forgotten, so the lesson runs again."""
+    src, out = tmp_path / "gallery", tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    (src / gallery.HEADER).write_text("Lessons\n")
+    for name in ("01_a.py", "02_b.py"):
+        (src / name).write_text(f"print({name!r})\n")
+        (out / f"{name}.md5").write_text(gallery._md5(src / name))
+    gallery.record_runs(out, src, ["01_a.py"], {"torch": "1", "epoch": 1})
+    gallery.forget_incomplete(out)
+    assert gallery.stale_lessons(src, out) == ["02_b.py"]
 
 
 def test_each_lesson_keeps_the_run_that_executed_it(tmp_path):
@@ -57,15 +51,21 @@ def test_each_lesson_keeps_the_run_that_executed_it(tmp_path):
     for name in ("01_a.py", "02_b.py"):
         (tmp_path / name).write_text(f"print({name!r})\n")
         (tmp_path / f"{name}.md5").write_text(gallery._md5(tmp_path / name))
-    gallery.record_complete(tmp_path, tmp_path, ["01_a.py", "02_b.py"], {"torch": "1", "epoch": 1})
+    gallery.record_runs(tmp_path, tmp_path, ["01_a.py", "02_b.py"], {"torch": "1", "epoch": 1})
     first = gallery.run_file(tmp_path, "01_a.py").stat().st_mtime_ns
-    gallery.record_complete(tmp_path, tmp_path, ["02_b.py"], {"torch": "2", "epoch": 2})
-    assert gallery.lesson_runs(tmp_path) == {
-        "01_a.py": {"torch": "1", "epoch": 1, "solution": None},
-        "02_b.py": {"torch": "2", "epoch": 2, "solution": None},
+    gallery.record_runs(tmp_path, tmp_path, ["02_b.py"], {"torch": "2", "epoch": 2})
+    runs = gallery.lesson_runs(tmp_path)
+    assert {name: (r["torch"], r["epoch"]) for name, r in runs.items()} == {
+        "01_a.py": ("1", 1),
+        "02_b.py": ("2", 2),
     }
+    assert runs["02_b.py"]["md5"] == gallery._md5(tmp_path / "02_b.py")
     # The page of a lesson that did not run depends on a file left untouched.
     assert gallery.run_file(tmp_path, "01_a.py").stat().st_mtime_ns == first
+    # A lesson that is gone loses its record.
+    (tmp_path / "02_b.py").unlink()
+    gallery.record_runs(tmp_path, tmp_path)
+    assert list(gallery.lesson_runs(tmp_path)) == ["01_a.py"]
 
 
 def test_another_pytorch_runs_every_lesson_again(tmp_path):
@@ -77,9 +77,9 @@ def test_another_pytorch_runs_every_lesson_again(tmp_path):
     (out / "01_a.py").write_text("a\n")
     (out / "01_a.py.md5").write_text(gallery._md5(src / "01_a.py"))
     (out / "index.rst").write_text("index\n")
-    gallery.record_complete(out, src, ["01_a.py"], {"torch": "0.0.1", "epoch": 0})
+    gallery.record_runs(out, src, ["01_a.py"], {"torch": "0.0.1", "epoch": 0})
     assert not gallery.up_to_date(src, out)
-    gallery.forget_incomplete(out, gallery.installed_torch())
+    gallery.forget_incomplete(out, src, gallery.installed_torch())
     assert gallery.stale_lessons(src, out) == ["01_a.py"]
 
 
@@ -99,11 +99,11 @@ def test_a_changed_solution_runs_its_lesson_again(tmp_path):
     (src / "solutions" / "prove.py").write_text("def prove(): ...\n")
     (out / "index.rst").write_text("index\n")
     run = {"torch": gallery.installed_torch(), "epoch": 0}
-    gallery.record_complete(out, src, ["01_a.py", "02_b.py"], run)
+    gallery.record_runs(out, src, ["01_a.py", "02_b.py"], run)
     assert gallery.up_to_date(src, out)
     (src / "solutions" / "01_a.py").write_text("answer = 2\n")
     assert not gallery.up_to_date(src, out)
-    gallery.forget_incomplete(out, run["torch"], src)
+    gallery.forget_incomplete(out, src, run["torch"])
     assert gallery.stale_lessons(src, out) == ["01_a.py"]
 
 
@@ -125,11 +125,11 @@ def test_up_to_date_needs_every_lesson_and_the_header_unchanged(tmp_path):
     (out / "01_a.py.md5").write_text(gallery._md5(src / "01_a.py"))
     (out / "index.rst").write_text("index\n")
     run = {"torch": gallery.installed_torch(), "epoch": 0}
-    gallery.record_complete(out, src, ["01_a.py"], run)
+    gallery.record_runs(out, src, ["01_a.py"], run)
     assert gallery.up_to_date(src, out)
     (src / gallery.HEADER).write_text("Lessons, renamed\n")
     assert not gallery.up_to_date(src, out)
-    gallery.record_complete(out, src)
+    gallery.record_runs(out, src)
     assert gallery.up_to_date(src, out)
     (src / "02_b.py").write_text("b\n")
     assert not gallery.up_to_date(src, out)

@@ -1,35 +1,26 @@
-"""The lessons execute once; every language build reads what that run wrote.
+"""``make gallery``: execute the lessons whose source changed, once for every language.
 
-sphinx-gallery executes scripts and writes their pages (reST, graphs, the
-.py, .ipynb and .zip downloads) into the source tree. If each language build
-ran it, the lessons would execute once per language, and two languages
-building side by side would race on the same folder. So:
+sphinx-gallery executes scripts and writes their pages (reST, graphs, the .py,
+.ipynb and .zip downloads) into docs/lessons/. This is the only process that
+loads its generator: it starts Sphinx with the tag ``run_lessons`` (conf.py),
+and sphinx-gallery executes the stale lessons one after another in this
+process. Every language build then reads docs/lessons/ as plain reST
+(docs/building.md, "How the build works").
 
-* ``python -m tools.gallery`` (``make gallery``) is the only process that loads
-  sphinx-gallery's generator: it starts Sphinx with the tag ``run_lessons``
-  (conf.py adds ``sphinx_gallery.gen_gallery`` for it), and sphinx-gallery
-  executes the lessons whose source changed, one after another in this
-  process (torch is imported once, and frozen out of the garbage collections
-  sphinx-gallery runs between lessons), and writes docs/lessons/. The run
-  reports
-  a lesson that fails, or that warns, as one error naming the script and line
-  (from sphinx-gallery's documented JUnit report), and records what it
-  completed, so that an interrupted run is redone, and which PyTorch executed
-  each lesson and when (``SOURCE_DATE_EPOCH``), which its page shows (see
-  ext/lessons/provenance.py). When no lesson changed it answers without starting
-  Sphinx; when the installed PyTorch is not the one that executed the
-  lessons, they all run again; when an exercise's solution (or
-  gallery/solutions/prove.py) changed, its lesson, whose hidden cell proves
-  it, runs again.
-* Every other build (html in each language, gettext) reads docs/lessons/ as
-  ordinary reST and executes nothing; ext/lessons/gallery.py gives it
-  sphinx-gallery's stylesheet.
+What sphinx-gallery does not do, this adds:
 
-A lesson's page shows what the lesson printed, so it must never show a warning
-(with a path of the machine that built it). While a lesson runs, a warning
-that Python would show is raised instead: see :func:`strict_warnings`. A
-lesson that expects a warning catches it with :func:`warnings.catch_warnings`
-and explains it.
+* A lesson that raises or warns is one error naming its script and line, read
+  from sphinx-gallery's documented JUnit report (its output is kept until
+  then, and shown only when something went wrong).
+* Each executed lesson gets a record, ``<lesson>.run.json``: the checksum of
+  the source it ran, the PyTorch that ran it and when (``SOURCE_DATE_EPOCH``,
+  shown on its page by ext/lessons/provenance.py), and the checksum of its
+  exercise's solution. sphinx-gallery writes its own checksum file before the
+  page, so a checksum without a matching record is an interrupted run; such a
+  lesson runs again, as does every lesson another PyTorch executed and every
+  lesson whose solution (or gallery/solutions/prove.py, which its hidden cell
+  runs) changed.
+* When nothing is stale, Sphinx is not even started.
 """
 
 from __future__ import annotations
@@ -43,19 +34,14 @@ import os
 import re
 import sys
 import tempfile
-import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ext import ROOT
 from ext.lessons.provenance import RUN_SUFFIX, recorded_run, run_file
 
-COMPLETE = ".complete.json"
-HEADER = "README.rst"
-
-
-# --------------------------------------------------------------------------
-# The execution run: python -m tools.gallery
+HEADER = "README.rst"  # the gallery's header, which sphinx-gallery makes the index from
+HEADER_RECORD = ".header.md5"
 
 
 def _md5(path: Path) -> str:
@@ -86,10 +72,8 @@ def installed_torch() -> str:
 
 
 def solution_digest(gallery_dir: Path, script: str) -> str | None:
-    """The checksum of what a lesson's hidden cell reads besides the lesson
-    itself: its exercise's solution and ``solutions/prove.py`` (None for a
-    lesson without an exercise). sphinx-gallery's checksum covers the lesson
-    only, so a changed solution would otherwise be published unproved."""
+    """The checksum of the exercise solution that a lesson's hidden cell proves,
+    with ``solutions/prove.py`` (None for a lesson without an exercise)."""
     solutions = gallery_dir / "solutions"
     found = sorted(solutions.glob(f"{script[:3]}*.py"))
     if not found:
@@ -97,96 +81,74 @@ def solution_digest(gallery_dir: Path, script: str) -> str | None:
     return hashlib.md5(found[0].read_bytes() + (solutions / "prove.py").read_bytes()).hexdigest()
 
 
-def forget_incomplete(
-    out_dir: Path, torch_version: str | None = None, gallery_dir: Path | None = None
-) -> None:
-    """Make a lesson whose last run did not complete run again, every lesson
-    that another PyTorch than *torch_version* executed, and (with
-    *gallery_dir*) every lesson whose exercise's solution changed since.
-
-    sphinx-gallery skips a lesson whose checksum file matches its source, but
-    writes that file before the page, thumbnail and notebook. A checksum not
-    recorded in the completion list therefore belongs to an interrupted run.
-    """
-    done, runs = _read_complete(out_dir).get("lessons", {}), lesson_runs(out_dir)
-    for md5_file in out_dir.glob("*.py.md5"):
-        script = md5_file.name.removesuffix(".md5")
-        run = runs.get(script, {})
-        if (
-            done.get(md5_file.name) != md5_file.read_text().strip()
-            or (torch_version is not None and run.get("torch") != torch_version)
-            or (
-                gallery_dir is not None
-                and run.get("solution") != solution_digest(gallery_dir, script)
-            )
-        ):
-            md5_file.unlink()
-
-
-def _read_complete(out_dir: Path) -> dict:
-    try:
-        return json.loads((out_dir / COMPLETE).read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def record_complete(
-    out_dir: Path, gallery_dir: Path, executed: list[str] = (), run: dict | None = None
-) -> None:
-    """Record every lesson whose generated page matches its current source,
-    the gallery header the index was made from, and for each lesson the run
-    that executed it: *run* (PyTorch's version, ``SOURCE_DATE_EPOCH``) for
-    the lessons named in *executed*, what was recorded before for the others."""
-    previous = lesson_runs(out_dir)
-    done, runs = {}, {}
-    for md5_file in sorted(out_dir.glob("*.py.md5")):
-        source = md5_file.with_suffix("")
-        if source.exists() and _md5(source) == md5_file.read_text().strip():
-            done[md5_file.name] = md5_file.read_text().strip()
-            name = source.name
-            if name in executed and run is not None:
-                runs[name] = {**run, "solution": solution_digest(gallery_dir, name)}
-            elif name in previous:
-                runs[name] = previous[name]
-    record = {"header": _md5(gallery_dir / HEADER), "lessons": done}
-    _write_if_changed(out_dir / COMPLETE, json.dumps(record, indent=1, sort_keys=True) + "\n")
-    # Each lesson's run in a file of its own, which only that lesson's page
-    # depends on (ext/lessons/provenance.py): executing one lesson leaves the others'
-    # files, and so their pages, untouched.
-    for name, lesson_run in runs.items():
-        _write_if_changed(run_file(out_dir, name), json.dumps(lesson_run, sort_keys=True) + "\n")
-    for path in out_dir.glob(f"*{RUN_SUFFIX}"):
-        if path.name.removesuffix(RUN_SUFFIX) not in runs:
-            path.unlink()
-
-
-
-
 def lesson_runs(out_dir: Path) -> dict[str, dict]:
-    """For each lesson script name, the run that executed it."""
+    """For each lesson script name, the record of the run that executed it."""
     names = (path.name.removesuffix(RUN_SUFFIX) for path in out_dir.glob(f"*{RUN_SUFFIX}"))
     runs = {name: recorded_run(out_dir, name) for name in sorted(names)}
     return {name: run for name, run in runs.items() if run is not None}
 
 
-def up_to_date(gallery_dir: Path, out_dir: Path) -> bool:
-    """True when a run would change nothing: every lesson and the header are
-    as they were at the last completed run (so Sphinx need not even start)."""
-    done = _read_complete(out_dir)
+def _current(run: dict, md5: str, gallery_dir: Path | None, script: str, torch: str | None) -> bool:
+    """Whether *run* executed the source whose checksum is *md5*, and (unless
+    None) with the current solution in *gallery_dir* and the PyTorch *torch*."""
+    return (
+        run.get("md5") == md5
+        and (gallery_dir is None or run.get("solution") == solution_digest(gallery_dir, script))
+        and (torch is None or run.get("torch") == torch)
+    )
+
+
+def forget_incomplete(
+    out_dir: Path, gallery_dir: Path | None = None, torch: str | None = None
+) -> None:
+    """Remove sphinx-gallery's checksum of every lesson whose record does not
+    match it, so that the lesson runs again (see the module's docstring)."""
     runs = lesson_runs(out_dir)
-    lessons = lessons_in(gallery_dir)
-    torch_version = installed_torch()
+    for md5_file in out_dir.glob("*.py.md5"):
+        script = md5_file.name.removesuffix(".md5")
+        md5 = md5_file.read_text().strip()
+        if not _current(runs.get(script, {}), md5, gallery_dir, script, torch):
+            md5_file.unlink()
+
+
+def record_runs(
+    out_dir: Path, gallery_dir: Path, executed: list[str] = (), run: dict | None = None
+) -> None:
+    """Record *run* (PyTorch's version, ``SOURCE_DATE_EPOCH``) for each lesson
+    in *executed*, keep the records of the other current lessons, and drop the
+    rest. Each record is a file of its own, which only its lesson's page
+    depends on: executing one lesson leaves the other pages untouched."""
+    previous = lesson_runs(out_dir)
+    runs = {}
+    for source in lessons_in(gallery_dir):
+        name = source.name
+        if name in executed and run is not None:
+            runs[name] = {
+                **run,
+                "md5": _md5(source),
+                "solution": solution_digest(gallery_dir, name),
+            }
+        elif name in previous:
+            runs[name] = previous[name]
+    for name, record in runs.items():
+        _write_if_changed(run_file(out_dir, name), json.dumps(record, sort_keys=True) + "\n")
+    for path in out_dir.glob(f"*{RUN_SUFFIX}"):
+        if path.name.removesuffix(RUN_SUFFIX) not in runs:
+            path.unlink()
+    _write_if_changed(out_dir / HEADER_RECORD, _md5(gallery_dir / HEADER) + "\n")
+
+
+def up_to_date(gallery_dir: Path, out_dir: Path) -> bool:
+    """True when a run would change nothing (so Sphinx need not even start)."""
+    lessons, runs, torch = lessons_in(gallery_dir), lesson_runs(out_dir), installed_torch()
+    header = out_dir / HEADER_RECORD
     return (
         (out_dir / "index.rst").exists()
-        and done.get("header") == _md5(gallery_dir / HEADER)
-        and set(done.get("lessons", {})) == {f"{p.name}.md5" for p in lessons}
+        and header.exists()
+        and header.read_text().strip() == _md5(gallery_dir / HEADER)
+        and set(runs) == {p.name for p in lessons}
         and not stale_lessons(gallery_dir, out_dir)
-        and all(done["lessons"][f"{p.name}.md5"] == _md5(p) for p in lessons)
-        and all(runs.get(p.name, {}).get("torch") == torch_version for p in lessons)
-        and all(
-            runs.get(p.name, {}).get("solution") == solution_digest(gallery_dir, p.name)
-            for p in lessons
-        )
+        and all(_current(runs[p.name], _md5(p), gallery_dir, p.name, torch) for p in lessons)
     )
 
 
@@ -268,9 +230,7 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
     from ext.lessons.graphs import DotMissingError, require_dot
 
     if out_dir.exists():
-        forget_incomplete(
-            out_dir, installed_torch() if plot else None, gallery_dir if plot else None
-        )
+        forget_incomplete(out_dir, *((gallery_dir, installed_torch()) if plot else ()))
     stale = stale_lessons(gallery_dir, out_dir)
     if plot and stale:
         try:
@@ -328,7 +288,7 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
     names = sorted(Path(p).name for p in executed)
     run_info = {"torch": _running_torch(), "epoch": epoch} if names and plot else None
-    record_complete(out_dir, gallery_dir, names, run_info)
+    record_runs(out_dir, gallery_dir, names, run_info)
     print(
         f"gallery: executed {len(names)} lesson(s) {' '.join(names)}; "
         f"reused {len(lessons) - len(names)}"

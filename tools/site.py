@@ -95,7 +95,9 @@ def landing_page(langs: list[str], address: str | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.site", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.site", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("command", choices=["check", "root"])
     parser.add_argument("--out", type=Path, help="root: the folder of the built site")
     parser.add_argument("--site-url", help="the site's address (SITE_URL)")

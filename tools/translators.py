@@ -26,8 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tools.catalogs import CatalogError, catalogs, load
 from ext.translation.languages import LOCALE, ROOT, LanguageError, check_language, display_name, rel
+from tools.catalogs import CatalogError, catalogs, load
 
 
 def _without_creation_date(text: str) -> str:

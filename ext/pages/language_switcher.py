@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from html import escape
 
-from ext.translation.languages import LOCALE, SOURCE_LANGUAGE, display_name, hreflang
 from ext.pages.publishing import page_url, site_root
+from ext.translation.languages import LOCALE, SOURCE_LANGUAGE, display_name, hreflang
 
 LANGUAGE_LABEL = {"en": "Language", "zh_CN": "语言"}
 

@@ -109,4 +109,3 @@ def sitemap_index(root: str, langs: list[str]) -> str:
 def setup(app):
     app.connect("config-inited", on_config_inited)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
-
