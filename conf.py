@@ -97,7 +97,8 @@ sphinx_gallery_conf = {
     "show_signature": False,
     "download_all_examples": False,
     # Its main stylesheet only: the lessons show no Binder badge, DataFrame or
-    # HTML repr. (A key sphinx-gallery checks but does not document yet: #1600.)
+    # HTML repr. (A key sphinx-gallery checks but does not document yet: its
+    # issue #1600.)
     "css": ["sg_gallery"],
 }
 if not tags.has("run_lessons"):  # noqa: F821

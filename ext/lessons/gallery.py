@@ -40,9 +40,9 @@ def relative_gallery_folders(app, config) -> None:
 
 def without_tag_filter(app, pagename, templatename, context, doctree) -> None:
     """sphinx-gallery adds its script sg-tags.js to every page, to filter a
-    gallery's cards by their tags; the lessons have no tags, so no page
-    loads it (the page's list of scripts, which Sphinx's documented
-    ``html-page-context`` event hands to its handlers to change)."""
+    gallery's cards by their tags; the lessons have no tags, so it leaves
+    the page's list of scripts, which Sphinx's documented
+    ``html-page-context`` event hands its handlers to change."""
     scripts = context["script_files"]
     scripts[:] = [js for js in scripts if Path(js.filename).name != "sg-tags.js"]
 
