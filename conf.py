@@ -21,7 +21,7 @@ extensions = [
     "myst_parser",
     "sphinx_copybutton",
     "sphinx.ext.intersphinx",  # links to PyTorch's documentation, from a local inventory
-    "ext.lessons.api_links",  # …in the lessons' code too
+    "sphinx_gallery.gen_gallery",  # …in the lessons' code too; its stylesheet
     "ext.lessons.gallery",  # the lessons' pages, made once by `make gallery`
     "ext.lessons.cards",  # the gallery's cards are translatable
     "ext.lessons.exercises",  # each exercise's solution, shown on demand under its lesson
@@ -50,8 +50,20 @@ html_math_renderer = "mathml"
 nitpicky = True
 
 # -- PyTorch's API ---------------------------------------------------------------
-# The build has no network: the inventory is a local file, made by
-# `make inventory` from the list docs/_inventories/pytorch.txt (ext/lessons/api_links.py).
+# Names of PyTorch's API link to its documentation, offline. The build has no
+# network, so intersphinx reads a local inventory, docs/_inventories/pytorch.inv,
+# which `make inventory` writes (with sphobjinv) from the list kept by hand
+# beside it, pytorch.txt: one line per name, with its page on docs.pytorch.org.
+# - In the prose, a role such as :func:`~torch.autograd.gradcheck` (reST) or
+#   {py:func}`torch.autograd.gradcheck` (MyST) becomes a link, and with
+#   `nitpicky` a name missing from the list fails the build.
+# - In the lessons' code, sphinx-gallery links every name that the list has:
+#   the lesson run records the names each code block uses
+#   (docs/lessons/*.codeobj.json), and each build resolves them through the
+#   same inventory (sphinx-gallery's "Add intersphinx links to your examples").
+# The list holds what the lessons call and name, not the types of their
+# variables (torch.Tensor, nn.Parameter): sphinx-gallery would link every
+# tensor variable of every block to the same page.
 # The links go to the documentation of the PyTorch that the build runs.
 torch_minor = ".".join(installed_version("torch").split(".")[:2])  # 2.13.0+cpu -> 2.13
 intersphinx_mapping = {
@@ -59,7 +71,13 @@ intersphinx_mapping = {
 }
 add_function_parentheses = False  # :func:`gradcheck` reads "gradcheck", as the prose does
 
-# -- Gallery: the lessons (read by `python -m tools.gallery` only) ---------------
+# -- Gallery: the lessons ---------------------------------------------------------
+# sphinx-gallery's generator is loaded by every build, in one of two roles. In
+# the lesson run (`python -m tools.gallery`, tag run_lessons) it executes the
+# lessons of gallery/ and writes their pages into docs/lessons/, as set here.
+# Every other build (each language, gettext) reads docs/lessons/ as ordinary
+# reST; there sphinx-gallery has no gallery to generate (below), and only
+# links the lessons' code (see "PyTorch's API") and adds its stylesheet.
 sphinx_gallery_conf = {
     "examples_dirs": "../gallery",
     "gallery_dirs": "lessons",
@@ -78,7 +96,15 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "show_signature": False,
     "download_all_examples": False,
+    # Its main stylesheet only: the lessons show no Binder badge, DataFrame or
+    # HTML repr. (A key sphinx-gallery checks but does not document yet: its
+    # issue #1600.)
+    "css": ["sg_gallery"],
 }
+if not tags.has("run_lessons"):  # noqa: F821
+    # No gallery: a language build generates nothing and writes nothing into
+    # docs/, so that the languages build side by side from the same folder.
+    sphinx_gallery_conf.update(examples_dirs=[], gallery_dirs=[])
 
 # -- Languages ---------------------------------------------------------------
 language = "en"  # the Makefile passes -D language=<code> for each language

@@ -238,14 +238,17 @@ def test_the_junit_report_gives_executed_and_failed_lessons(tmp_path):
     assert gallery.read_junit(tmp_path / "missing.xml", src) == ([], {})
 
 
-def test_the_gallery_style_is_named_relative_to_an_in_tree_environment(tmp_path, monkeypatch):
-    import sphinx_gallery
-
-    static = tmp_path / ".venv" / "sphinx_gallery" / "_static"
-    monkeypatch.setattr(sphinx_gallery, "glr_path_static", lambda: str(static))
-    css = []
-    app = SimpleNamespace(confdir=str(tmp_path), add_css_file=css.append)
-    config = SimpleNamespace(html_static_path=["docs/_static"])
-    sphinx_side.add_gallery_style(app, config)
-    assert config.html_static_path == ["docs/_static", ".venv/sphinx_gallery/_static"]
-    assert css == ["sg_gallery.css"]
+def test_sphinx_gallerys_folders_are_named_relative_to_an_in_tree_environment(tmp_path):
+    venv = tmp_path / ".venv" / "sphinx_gallery"
+    app = SimpleNamespace(confdir=str(tmp_path))
+    config = SimpleNamespace(
+        html_static_path=["docs/_static", str(venv / "_static"), "/elsewhere/_static"],
+        templates_path=["docs/_templates", str(venv / "components")],
+    )
+    sphinx_side.relative_gallery_folders(app, config)
+    assert config.html_static_path == [
+        "docs/_static",
+        ".venv/sphinx_gallery/_static",
+        "/elsewhere/_static",
+    ]
+    assert config.templates_path == ["docs/_templates", ".venv/sphinx_gallery/components"]

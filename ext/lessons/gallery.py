@@ -2,7 +2,9 @@
 
 Every build (html in each language, gettext) reads docs/lessons/, which
 ``make gallery`` (tools/gallery.py) wrote, as ordinary reST and executes
-nothing; this extension gives it sphinx-gallery's stylesheet. While that run
+nothing; sphinx-gallery, loaded there with no gallery to generate (conf.py),
+gives it its stylesheet and the links in the lessons' code. This extension
+keeps two things sphinx-gallery adds from changing the site. While that run
 executes a lesson, :func:`strict_warnings` makes a warning an error: a lesson's
 page shows what the lesson printed, so it must never show a warning (with a
 path of the machine that built it). A lesson that expects a warning catches it
@@ -18,24 +20,37 @@ from pathlib import Path
 # Sphinx side: every build
 
 
-def add_gallery_style(app, config) -> None:
-    """sphinx-gallery's stylesheet, as ``sphinx_gallery.load_style`` adds it,
-    but with its folder named relative to the project when it lies inside it
-    (an in-tree .venv): ``html_static_path`` is hashed into .buildinfo, and an
-    absolute path would make two checkouts build different files."""
-    from sphinx_gallery import glr_path_static
+def relative_gallery_folders(app, config) -> None:
+    """sphinx-gallery adds its static and template folders by absolute path;
+    they are named relative to the project when they lie inside it (an
+    in-tree .venv): ``html_static_path`` and ``templates_path`` are hashed
+    into .buildinfo, and an absolute path would make two checkouts build
+    different files."""
+    root = Path(app.confdir)
 
-    static = Path(glr_path_static())
-    try:
-        static = static.relative_to(Path(app.confdir))
-    except ValueError:
-        pass  # a virtual environment outside the project: the same for every checkout
-    config.html_static_path.append(static.as_posix())
-    app.add_css_file("sg_gallery.css")
+    def relative(folder: str) -> str:
+        try:
+            return Path(folder).relative_to(root).as_posix()
+        except ValueError:  # outside the project: the same for every checkout
+            return folder
+
+    config.html_static_path = [relative(f) for f in config.html_static_path]
+    config.templates_path = [relative(f) for f in config.templates_path]
+
+
+def without_tag_filter(app, pagename, templatename, context, doctree) -> None:
+    """sphinx-gallery adds its script sg-tags.js to every page, to filter a
+    gallery's cards by their tags; the lessons have no tags, so it leaves
+    the page's list of scripts, which Sphinx's documented
+    ``html-page-context`` event hands its handlers to change."""
+    scripts = context["script_files"]
+    scripts[:] = [js for js in scripts if Path(js.filename).name != "sg-tags.js"]
 
 
 def setup(app):
-    app.connect("config-inited", add_gallery_style)
+    # After sphinx-gallery's own handler, which adds the folders (priority 10).
+    app.connect("config-inited", relative_gallery_folders, priority=900)
+    app.connect("html-page-context", without_tag_filter)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
