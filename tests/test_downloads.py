@@ -39,12 +39,14 @@ def test_a_download_drops_what_only_the_build_needs():
 
 
 def test_a_download_names_what_a_reader_with_pytorch_lacks():
-    from ext.lessons.downloads import draws_graphs, requirements
+    from importlib.metadata import version
 
-    pins = {"torchviz": "torchviz==0.0.3", "numpy": "numpy==2.4.6"}
-    assert requirements(LESSON, pins) == ["torchviz==0.0.3", "setuptools", "numpy"]
-    assert requirements("import torch\nimport warnings\n", pins) == []
-    assert draws_graphs(LESSON) and not draws_graphs("import numpy\n")
+    from ext.lessons.downloads import imported_modules, requirements
+
+    assert imported_modules(LESSON) == {"numpy", "torchviz", "runpy"}
+    torchviz = f"torchviz=={version('torchviz')}"  # as the build draws the graphs
+    assert requirements(imported_modules(LESSON)) == [torchviz, "setuptools", "numpy"]
+    assert requirements(imported_modules("import torch\nimport warnings\n")) == []
 
 
 def test_the_note_follows_the_docstring_in_the_readers_language():
