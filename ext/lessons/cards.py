@@ -63,15 +63,7 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
 
 
 class lesson_card(nodes.General, nodes.Element):
-    """A gallery card: thumbnail, link, title and tooltip."""
-
-
-class lesson_card_title(nodes.paragraph):
-    """The card's visible title (a paragraph, so gettext extracts it)."""
-
-
-class lesson_card_tooltip(nodes.paragraph):
-    """The card's tooltip, written into the card's ``data-tooltip`` attribute."""
+    """A gallery card: thumbnail, link, and the title and tooltip paragraphs."""
 
 
 class LessonCard(Directive):
@@ -82,44 +74,34 @@ class LessonCard(Directive):
     option_spec = {"thumbnail": directives.unchanged_required}
 
     def run(self):
-        parsed = nodes.Element()
-        self.state.nested_parse(self.content, self.content_offset, parsed)
-        paragraphs = [n for n in parsed.children if isinstance(n, nodes.paragraph)]
-        if len(paragraphs) != 2:
-            raise self.error("lesson-card needs a title paragraph and a tooltip paragraph")
-        parts = []
-        for cls, p in zip((lesson_card_title, lesson_card_tooltip), paragraphs, strict=True):
-            parts.append(cls(p.rawsource, "", *p.children))
-            parts[-1].source, parts[-1].line = p.source, p.line
         image = nodes.image(uri=directives.uri(self.options["thumbnail"]), alt="")
         # The link, as the :doc: role makes it; a paragraph without a source,
         # so gettext does not offer it as a message.
         link, _ = self.state.inline_text(f":doc:`{self.arguments[0]}`", self.lineno)
-        return [lesson_card("", image, nodes.paragraph("", "", *link), *parts)]
+        card = lesson_card("", image, nodes.paragraph("", "", *link))
+        self.state.nested_parse(self.content, self.content_offset, card)
+        if len(card) != 4 or not all(isinstance(n, nodes.paragraph) for n in card[2:]):
+            raise self.error("lesson-card needs a title paragraph and a tooltip paragraph")
+        return [card]
 
 
 def visit_lesson_card(self, node: lesson_card) -> None:
-    tooltip = html.escape(next(node.findall(lesson_card_tooltip)).astext(), quote=True)
+    """sphinx-gallery's card, with the tooltip as an attribute."""
+    image, link, title, tooltip = node.children
+    tooltip = html.escape(tooltip.astext(), quote=True)
     self.body.append(f'<div class="sphx-glr-thumbcontainer" data-tooltip="{tooltip}">\n')
-
-
-def visit_card_title(self, node: lesson_card_title) -> None:
+    image.walkabout(self)
+    link.walkabout(self)
     self.body.append('<div class="sphx-glr-thumbnail-title">')
-
-
-def depart_div(self, node) -> None:
-    self.body.append("</div>\n")
-
-
-def skip(self, node) -> None:
+    for child in title.children:
+        child.walkabout(self)
+    self.body.append("</div>\n</div>\n")
     raise nodes.SkipNode
 
 
 def setup(app):
-    # The site is built as HTML only (and extracted by gettext, which writes no nodes).
     app.connect("source-read", on_source_read)
-    app.add_node(lesson_card, html=(visit_lesson_card, depart_div))
-    app.add_node(lesson_card_title, html=(visit_card_title, depart_div))
-    app.add_node(lesson_card_tooltip, html=(skip, None))
+    # The site is built as HTML only (gettext extracts messages, it writes no nodes).
+    app.add_node(lesson_card, html=(visit_lesson_card, None))
     app.add_directive("lesson-card", LessonCard)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
