@@ -110,17 +110,6 @@ def translate_script(source: str, translate: Callable[[str], str]) -> str:
     return "\n".join(out)
 
 
-def catalog_lookup(po_path: Path) -> Callable[[str], str]:
-    """msgid -> msgstr for the translated, non-fuzzy entries of *po_path*."""
-    import polib
-
-    table = {}
-    if po_path.exists():
-        for entry in polib.pofile(str(po_path)).translated_entries():
-            table[" ".join(entry.msgid.split())] = entry.msgstr
-    return lambda text: table.get(" ".join(text.split()), text)
-
-
 # --------------------------------------------------------------------------
 # What a reader needs
 
@@ -157,30 +146,25 @@ def requirements(imported: set[str]) -> list[str]:
     return needed + (["numpy"] if "numpy" in imported else [])
 
 
-def setup_note(needed: list[str], graphs: bool, label: Callable[[str], str]) -> str:
-    """The note a downloaded lesson opens with (reST), in the build's language."""
+def add_note(script: str, needed: list[str], graphs: bool, label: Callable[[str], str]) -> str:
+    """*script* with a text cell right after its docstring that names what
+    the lesson needs (*needed*, and Graphviz for *graphs*), in the language
+    of *label*."""
     from ext.translation.theme_labels import GRAPHS_NEED_DOT, NEEDS
 
     if not needed:
-        return ""
+        return script
     note = label(NEEDS) % ("``pip install " + " ".join(needed) + "``")
     if graphs:  # no space after a full stop such as Chinese 。
         note += ("" if wide(note[-1]) else " ") + label(GRAPHS_NEED_DOT)
-    return note
-
-
-def insert_note(script: str, note: str) -> str:
-    """*script* with a text cell holding *note* right after its docstring."""
-    if not note:
-        return script
-    lines = script.split("\n")
-    end = docstring_lines(lines)[1]
     if any(wide(ch) for ch in note):  # as translate_script writes it: one line
         text = [note]
     else:  # wrapped; an inline literal is never broken across lines
         atomic = re.sub(r"``[^`]+``", lambda m: m[0].replace(" ", "\0"), note)
         wrapped = textwrap.wrap(atomic, width=77, break_long_words=False, break_on_hyphens=False)
         text = [line.replace("\0", " ") for line in wrapped]
+    lines = script.split("\n")
+    end = docstring_lines(lines)[1]
     cell = ["", "# %%", *("# " + line for line in text)]
     return "\n".join(lines[: end + 1] + cell + lines[end + 1 :])
 
@@ -290,12 +274,11 @@ def reader_files(script: Path, translate, label, link, tmp: Path) -> dict[str, b
     source = reader_script(script.read_text(encoding="utf-8"))
     imported = imported_modules(source)
     needed = requirements(imported)
-    note = setup_note(needed, "torchviz" in imported, label)
     if translate is not None:
         # The comments and docstrings in the code, as on the page: the prose
         # is translated by now, so only the code's English texts can match.
         source = code_comments.translate(translate_script(source, translate), translate)
-    text = insert_note(source, note)
+    text = add_note(source, needed, "torchviz" in imported, label)
     copy = tmp / script.name
     copy.write_text(text, encoding="utf-8")
     files = {
@@ -311,19 +294,21 @@ def replace_downloads(app, exception) -> None:
     where Sphinx copied sphinx-gallery's."""
     import tempfile
 
+    from sphinx.locale import init
+
     from ext.lessons.exercises import solution_file
     from ext.translation.languages import LOCALE, SOURCE_LANGUAGE
     from ext.translation.theme_labels import label
 
     if exception is not None or app.builder.format != "html":
         return
-    catalogs = LOCALE / app.config.language / "LC_MESSAGES" / "lessons"
     link = sphinx_linker(app)
     with tempfile.TemporaryDirectory() as tmp:
         for script in sorted((Path(app.srcdir) / "lessons").glob("[0-9][0-9]_*.py")):
             translate = None
             if app.config.language != SOURCE_LANGUAGE:
-                translate = catalog_lookup(catalogs / f"{script.stem}.po")
+                # The catalog of the lesson's page, as Sphinx compiled it for the page.
+                translate = init([LOCALE], app.config.language, f"lessons/{script.stem}")[0].gettext
             files = reader_files(
                 script, translate, lambda msgid: label(app.config, msgid), link, Path(tmp)
             )
