@@ -39,28 +39,30 @@ def test_a_download_drops_what_only_the_build_needs():
 
 
 def test_a_download_names_what_a_reader_with_pytorch_lacks():
-    from ext.lessons.downloads import draws_graphs, requirements
+    from importlib.metadata import version
 
-    pins = {"torchviz": "torchviz==0.0.3", "numpy": "numpy==2.4.6"}
-    assert requirements(LESSON, pins) == ["torchviz==0.0.3", "setuptools", "numpy"]
-    assert requirements("import torch\nimport warnings\n", pins) == []
-    assert draws_graphs(LESSON) and not draws_graphs("import numpy\n")
+    from ext.lessons.downloads import imported_modules, requirements
+
+    assert imported_modules(LESSON) == {"numpy", "torchviz", "runpy"}
+    torchviz = f"torchviz=={version('torchviz')}"  # as the build draws the graphs
+    assert requirements(imported_modules(LESSON)) == [torchviz, "setuptools", "numpy"]
+    assert requirements(imported_modules("import torch\nimport warnings\n")) == []
 
 
 def test_the_note_follows_the_docstring_in_the_readers_language():
-    from ext.lessons.downloads import insert_note, setup_note
+    from ext.lessons.downloads import add_note
 
-    note = setup_note(["torchviz==0.0.3"], True, lambda msgid: msgid)
-    assert "``pip install torchviz==0.0.3``" in note and "``dot``" in note
-    script = insert_note(LESSON, note)
+    script = add_note(LESSON, ["torchviz==0.0.3"], True, lambda msgid: msgid)
     after = script.split('"""\n', 2)[2]
     assert after.startswith("\n# %%\n# Besides PyTorch")
     assert all(len(line) <= 79 for line in after.splitlines()[:6])
-    assert "``sudo apt-get install graphviz``" in " ".join(after.splitlines()[:6])
+    note = " ".join(after.splitlines()[:6])
+    assert "``pip install torchviz==0.0.3``" in note and "``dot``" in note
+    assert "``sudo apt-get install graphviz``" in note
     chinese = {"x": "本课需要 %s。", "y": "还需要 ``dot``。"}
-    zh = setup_note(["numpy"], True, lambda m: chinese["x" if "%s" in m else "y"])
-    assert zh == "本课需要 ``pip install numpy``。还需要 ``dot``。"
-    assert setup_note([], True, str) == ""
+    zh = add_note(LESSON, ["numpy"], True, lambda m: chinese["x" if "%s" in m else "y"])
+    assert "\n# %%\n# 本课需要 ``pip install numpy``。还需要 ``dot``。\n" in zh
+    assert add_note(LESSON, [], True, str) == LESSON
 
 
 def test_a_notebook_turns_roles_into_links():

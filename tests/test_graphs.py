@@ -59,7 +59,7 @@ def test_a_tensor_with_several_roles_keeps_its_name_and_the_first_role():
     (node,) = graphs.parse(g).nodes.values()
     assert node.name == "x" and node.roles == {"output", "leaf", "saved"}
     dot = graphs.styled(graphs.parse(g), graphs.LIGHT).source
-    assert graphs.LIGHT.fills["leaf"] in dot and graphs.LIGHT.fills["saved"] not in dot
+    assert graphs.LIGHT["leaf"][0] in dot and graphs.LIGHT["saved"][0] not in dot
 
 
 def test_saved_tensors_are_named_after_the_save_for_backward_call():
@@ -93,8 +93,8 @@ def test_the_dark_palette_draws_other_colours():
     graph = graphs.parse(torchviz_like())
     light = graphs.render_svg(graphs.styled(graph, graphs.LIGHT))
     dark = graphs.render_svg(graphs.styled(graph, graphs.DARK))
-    assert graphs.DARK.fills["leaf"].encode() in dark
-    assert graphs.LIGHT.fills["leaf"].encode() not in dark and light != dark
+    assert graphs.DARK["leaf"][0].encode() in dark
+    assert graphs.LIGHT["leaf"][0].encode() not in dark and light != dark
 
 
 def test_alt_text_lists_tensors_nodes_and_saved_tensors():

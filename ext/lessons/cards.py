@@ -1,21 +1,17 @@
 """Gallery cards that a translator can translate.
 
-The lessons' index is sphinx-gallery's page of cards: a thumbnail, a title and
-a tooltip per lesson. sphinx-gallery writes each card as raw HTML, which
-gettext never extracts, so the Chinese index would show English cards.
-:func:`translatable_cards` rewrites each card, as the page is read, into a
-``lesson-card`` directive whose title and tooltip are ordinary paragraphs:
-gettext extracts them, and the translated build writes the same HTML as
-sphinx-gallery did, with the translations in it, except that the tooltip is
-a ``data-tooltip`` attribute: ``tooltip`` is no HTML attribute (the Nu HTML
-Checker rejects it), and docs/_static/custom.css shows it on hover and on
-keyboard focus.
+sphinx-gallery writes each card of the lessons' index (thumbnail, title,
+tooltip) as raw HTML, which gettext never extracts. :func:`translatable_cards`
+rewrites each card, as the page is read, into a ``lesson-card`` directive
+whose title and tooltip are ordinary paragraphs: gettext extracts them, and
+the build writes sphinx-gallery's HTML with the translations in it, except
+that the tooltip is a ``data-tooltip`` attribute (``tooltip`` is no HTML
+attribute; docs/_static/custom.css shows it on hover and on keyboard focus).
 
 Upstream limitation: sphinx-gallery has no option to write its cards as
-anything but raw HTML (the rewrite belongs there). This shim knows the card's
-markup as sphinx-gallery 0.22 writes it; if that changes, the build stops
-with an error naming this file, and ``tests/test_cards.py`` fails on a card
-made by the installed sphinx-gallery.
+anything but raw HTML. This shim knows the markup of sphinx-gallery 0.22; if
+that changes, the build stops with an error naming this file, and
+tests/test_build.py fails on the cards of the installed sphinx-gallery.
 """
 
 from __future__ import annotations
@@ -45,18 +41,14 @@ _CARD = re.compile(
 
 def translatable_cards(text: str) -> str:
     """Rewrite sphinx-gallery's raw-HTML cards as ``lesson-card`` directives."""
-
-    def card(m: re.Match) -> str:
-        tooltip = html.unescape(m["tooltip"]).strip()
-        title = html.unescape(m["title"]).strip()
-        return (
-            f".. lesson-card:: {m['doc']}\n"
-            f"   :thumbnail: {m['thumb']}\n\n"
-            f"   {title}\n\n"
-            f"   {tooltip}\n"
-        )
-
-    return _CARD.sub(card, text)
+    return _CARD.sub(
+        lambda m: (
+            f".. lesson-card:: {m['doc']}\n   :thumbnail: {m['thumb']}\n\n"
+            f"   {html.unescape(m['title']).strip()}\n\n"
+            f"   {html.unescape(m['tooltip']).strip()}\n"
+        ),
+        text,
+    )
 
 
 def on_source_read(app, docname: str, source: list[str]) -> None:
@@ -71,15 +63,7 @@ def on_source_read(app, docname: str, source: list[str]) -> None:
 
 
 class lesson_card(nodes.General, nodes.Element):
-    """A gallery card: thumbnail, link, title and tooltip."""
-
-
-class lesson_card_title(nodes.paragraph):
-    """The card's visible title (a paragraph, so gettext extracts it)."""
-
-
-class lesson_card_tooltip(nodes.paragraph):
-    """The card's tooltip text, written into the card's ``tooltip`` attribute."""
+    """A gallery card: thumbnail, link, and the title and tooltip paragraphs."""
 
 
 class LessonCard(Directive):
@@ -90,64 +74,34 @@ class LessonCard(Directive):
     option_spec = {"thumbnail": directives.unchanged_required}
 
     def run(self):
-        from sphinx.addnodes import pending_xref
-
-        parsed = nodes.Element()
-        self.state.nested_parse(self.content, self.content_offset, parsed)
-        paragraphs = [n for n in parsed.children if isinstance(n, nodes.paragraph)]
-        if len(paragraphs) != 2:
-            raise self.error("lesson-card needs a title paragraph and a tooltip paragraph")
-        parts = []
-        for cls, paragraph in zip(
-            (lesson_card_title, lesson_card_tooltip), paragraphs, strict=True
-        ):
-            part = cls(paragraph.rawsource, "", *paragraph.children)
-            part.source, part.line = paragraph.source, paragraph.line
-            parts.append(part)
         image = nodes.image(uri=directives.uri(self.options["thumbnail"]), alt="")
-        ref = pending_xref(
-            "",
-            nodes.inline("", "", classes=["xref", "std", "std-doc"]),
-            refdomain="std",
-            reftype="doc",
-            reftarget=self.arguments[0],
-            refexplicit=False,
-            refwarn=True,
-            refdoc=self.state.document.settings.env.docname,
-        )
-        return [lesson_card("", image, nodes.paragraph("", "", ref), *parts)]
+        # The link, as the :doc: role makes it; a paragraph without a source,
+        # so gettext does not offer it as a message.
+        link, _ = self.state.inline_text(f":doc:`{self.arguments[0]}`", self.lineno)
+        card = lesson_card("", image, nodes.paragraph("", "", *link))
+        self.state.nested_parse(self.content, self.content_offset, card)
+        if len(card) != 4 or not all(isinstance(n, nodes.paragraph) for n in card[2:]):
+            raise self.error("lesson-card needs a title paragraph and a tooltip paragraph")
+        return [card]
 
 
-def visit_lesson_card_html(self, node: lesson_card) -> None:
-    tooltip = next(node.findall(lesson_card_tooltip)).astext()
-    self.body.append(
-        f'<div class="sphx-glr-thumbcontainer" data-tooltip="{html.escape(tooltip, quote=True)}">\n'
-    )
-
-
-def depart_lesson_card_html(self, node: lesson_card) -> None:
-    self.body.append("</div>\n")
-
-
-def visit_card_title_html(self, node: lesson_card_title) -> None:
+def visit_lesson_card(self, node: lesson_card) -> None:
+    """sphinx-gallery's card, with the tooltip as an attribute."""
+    image, link, title, tooltip = node.children
+    tooltip = html.escape(tooltip.astext(), quote=True)
+    self.body.append(f'<div class="sphx-glr-thumbcontainer" data-tooltip="{tooltip}">\n')
+    image.walkabout(self)
+    link.walkabout(self)
     self.body.append('<div class="sphx-glr-thumbnail-title">')
-
-
-def depart_card_title_html(self, node: lesson_card_title) -> None:
-    self.body.append("</div>\n")
-
-
-def visit_skip(self, node) -> None:
+    for child in title.children:
+        child.walkabout(self)
+    self.body.append("</div>\n</div>\n")
     raise nodes.SkipNode
-
-
-_NOT_HTML = {b: (visit_skip, None) for b in ("latex", "text", "man", "texinfo")}
 
 
 def setup(app):
     app.connect("source-read", on_source_read)
-    app.add_node(lesson_card, html=(visit_lesson_card_html, depart_lesson_card_html), **_NOT_HTML)
-    app.add_node(lesson_card_title, html=(visit_card_title_html, depart_card_title_html))
-    app.add_node(lesson_card_tooltip, html=(visit_skip, None))
+    # The site is built as HTML only (gettext extracts messages, it writes no nodes).
+    app.add_node(lesson_card, html=(visit_lesson_card, None))
     app.add_directive("lesson-card", LessonCard)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

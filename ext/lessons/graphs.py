@@ -1,35 +1,21 @@
 """Turn the torchviz graphs that a lesson displays into SVG files.
 
 sphinx-gallery calls :func:`scraper` after each code block. When the block
-ends with an expression whose value is a :class:`graphviz.Digraph` (for
-example ``torchviz.make_dot(...)``), the graph is redrawn with the site's one
-legend and rendered by Graphviz's ``dot`` twice, for the light and the dark
+ends with a :class:`graphviz.Digraph` (such as ``torchviz.make_dot(...)``),
+the graph is redrawn with the site's one legend (the first lesson explains
+it) and rendered by Graphviz's ``dot`` twice, for the light and the dark
 theme. The page shows the one that matches the theme; a click opens it full
-size.
+size. Two things torchviz does not do are done here:
 
-The legend (explained once, in the first lesson):
-
-* grey boxes are backward nodes (a tensor's ``grad_fn``, or ``AccumulateGrad``
-  for a leaf); rounded boxes are tensors: blue for a leaf that requires grad,
-  green for a tensor passed to ``make_dot``, orange for any other tensor that
-  a custom Function saved;
-* arrows point the way the values were computed, from inputs to results; a
-  backward pass walks them the other way;
-* a dashed line without an arrowhead joins a custom Function's node to a
-  tensor that it saved.
-
-torchviz gives a Function's saved tensors no name unless the caller passed
-the very same tensor object in ``params`` (an input can be; an output or an
-intermediate cannot, because autograd hands out a new tensor object each time
-it unpacks one). So a saved tensor without a name is named after the argument
-that the Function's ``forward`` (or ``setup_context``) passed to
-``ctx.save_for_backward``: ``exp_pos`` and ``exp_neg`` rather than two
-anonymous boxes.
-
-torchviz also names every node after ``id()`` of a Python object, a memory
-address that changes from run to run. The nodes are renamed n1, n2, ... in
-order of first appearance, so the same lesson gives the same SVG bytes on
-every build.
+* torchviz names a Function's saved tensor only when the caller passed that
+  very tensor object in ``params``; an output or an intermediate never is,
+  because autograd hands out a new object each time it unpacks one. So an
+  anonymous saved tensor is named after the argument that the Function's
+  ``forward`` (or ``setup_context``) passed to ``ctx.save_for_backward``:
+  ``exp_pos`` and ``exp_neg`` rather than two anonymous boxes.
+* torchviz names every node after ``id()`` of a Python object, a memory
+  address. The nodes are renamed n1, n2, ... in order of first appearance,
+  so a lesson gives the same SVG bytes on every build.
 """
 
 from __future__ import annotations
@@ -44,25 +30,20 @@ from pathlib import Path
 
 import graphviz
 
-DOT_MISSING = (
-    "Graphviz's `dot` was not found on PATH, and the lessons' graphs need it. "
-    "Install it (Debian/Ubuntu: `sudo apt-get install graphviz`), or run "
-    "`make html`, which installs it when run as root."
-)
-
 
 class DotMissingError(RuntimeError):
-    """Raised when Graphviz's ``dot`` executable is not on PATH."""
-
-    def __init__(self) -> None:
-        super().__init__(DOT_MISSING)
+    """Graphviz's ``dot`` is not on PATH; the message says how to install it."""
 
 
 def require_dot() -> str:
-    """Return the path of ``dot``, or raise :class:`DotMissingError`."""
+    """The path of ``dot``, or :class:`DotMissingError`."""
     path = shutil.which("dot")
     if path is None:
-        raise DotMissingError()
+        raise DotMissingError(
+            "Graphviz's `dot` was not found on PATH, and the lessons' graphs need it. "
+            "Install it (Debian/Ubuntu: `sudo apt-get install graphviz`), or run "
+            "`make html`, which installs it when run as root."
+        )
     return path
 
 
@@ -71,10 +52,10 @@ def require_dot() -> str:
 
 # torchviz's fill colours, and what each says about a tensor.
 ROLES = {
-    "lightblue": "leaf",
-    "darkolivegreen1": "output",
+    "lightblue": "leaf",  # a leaf that requires grad
+    "darkolivegreen1": "output",  # a tensor passed to make_dot
     "darkolivegreen3": "output",  # the base of an output that is a view
-    "orange": "saved",
+    "orange": "saved",  # any other tensor that a custom Function saved
 }
 # A tensor with several roles is drawn with the first of them.
 PRIORITY = ("leaf", "output", "saved")
@@ -86,17 +67,15 @@ _ATTR = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|[^\s"]+)')
 
 
 def _attrs(text: str | None) -> dict[str, str]:
-    found = {}
-    for key, value in _ATTR.findall(text or ""):
-        if value.startswith('"'):
-            value = value[1:-1].replace('\\"', '"')
-        found[key] = value
-    return found
+    return {
+        key: value[1:-1].replace('\\"', '"') if value.startswith('"') else value
+        for key, value in _ATTR.findall(text or "")
+    }
 
 
 @dataclass
 class Node:
-    label: str
+    label: str = ""
     roles: set[str] = field(default_factory=set)
 
     @property
@@ -124,25 +103,22 @@ def parse(graph: graphviz.Digraph) -> Graph:
     nodes: dict[str, Node] = {}
     edges: list[tuple[str, str, bool]] = []
     for line in graph.body:
-        m = _EDGE.match(line)
-        if m:
-            for end in (m["a"], m["b"]):
-                nodes.setdefault(end, Node(""))
-            saved = _attrs(m["attrs"]).get("dir") == "none"
-            edges.append((m["a"], m["b"], saved))
+        if m := _EDGE.match(line):
+            nodes.setdefault(m["a"], Node())
+            nodes.setdefault(m["b"], Node())
+            # A saved tensor's line has no arrowhead.
+            edges.append((m["a"], m["b"], _attrs(m["attrs"]).get("dir") == "none"))
             continue
         m = _NODE.match(line)
         if m is None or m["id"] in ("graph", "node", "edge"):
             continue
         attrs = _attrs(m["attrs"])
-        node = nodes.setdefault(m["id"], Node(""))
-        if "label" in attrs:
-            # torchviz draws a tensor as "name\n (shape)"; keep a name once given.
-            new = attrs["label"]
-            if not node.label or (new.split("\n")[0].strip() and not node.name):
-                node.label = new
-        role = ROLES.get(attrs.get("fillcolor", ""))
-        if role:
+        node = nodes.setdefault(m["id"], Node())
+        # torchviz draws a tensor as "name\n (shape)"; keep a name once given.
+        new = attrs.get("label")
+        if new is not None and (not node.label or (new.split("\n")[0].strip() and not node.name)):
+            node.label = new
+        if role := ROLES.get(attrs.get("fillcolor", "")):
             node.roles.add(role)
     return Graph(nodes, edges)
 
@@ -157,12 +133,9 @@ def saved_names(function: type) -> list[str] | None:
     is no such single call with plain arguments."""
     calls = []
     for method in ("forward", "setup_context"):
-        code = getattr(function, method, None)
-        if code is None:
-            continue
         try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(code)))
-        except (OSError, TypeError, SyntaxError):
+            tree = ast.parse(textwrap.dedent(inspect.getsource(getattr(function, method))))
+        except (AttributeError, OSError, TypeError, SyntaxError):
             continue
         calls += [
             node
@@ -178,60 +151,49 @@ def saved_names(function: type) -> list[str] | None:
 
 def name_saved_tensors(graph: Graph, namespace: dict) -> None:
     """Name each anonymous tensor a custom Function saved (see the module)."""
-    import torch
-
     saved: dict[str, list[str]] = {}
     for a, b, is_saved in graph.edges:
         if is_saved:
             saved.setdefault(b, []).append(a)
     for node_id, tensors in saved.items():
+        # A custom Function's node is named after its class: "ExpLikeBackward".
         label = graph.nodes[node_id].label
         function = namespace.get(label.removesuffix("Backward"))
-        if not (
-            label.endswith("Backward")
-            and isinstance(function, type)
-            and issubclass(function, torch.autograd.Function)
-        ):
+        if not (label.endswith("Backward") and isinstance(function, type)):
             continue
         names = saved_names(function)
-        if names is None or len(names) != len(tensors):
-            continue
-        for tensor_id, name in zip(tensors, names, strict=True):
-            node = graph.nodes[tensor_id]
-            if not node.name:
-                node.label = f"{name}\n{node.shape}"
+        if names is not None and len(names) == len(tensors):
+            for tensor_id, name in zip(tensors, names, strict=True):
+                node = graph.nodes[tensor_id]
+                if not node.name:
+                    node.label = f"{name}\n{node.shape}"
 
 
 # --------------------------------------------------------------------------
 # Drawing with the site's legend
 
 
-@dataclass(frozen=True)
-class Palette:
-    text: str
-    line: str
-    node: str
-    fills: dict[str, str]
-    borders: dict[str, str]
+# The legend's colours in each theme: labels, lines, backward nodes, and the
+# (fill, border) of a tensor in each role.
+LIGHT = {
+    "text": "#1f1f1f",
+    "line": "#555555",
+    "node": "#e8e8e8",
+    "leaf": ("#cde3f6", "#2c6aa0"),
+    "output": ("#d5eec6", "#3f7a2b"),
+    "saved": ("#ffdcaa", "#b36200"),
+}
+DARK = {
+    "text": "#e6e6e6",
+    "line": "#b0b0b0",
+    "node": "#3a3d41",
+    "leaf": ("#1e4a70", "#7fb6e6"),
+    "output": ("#2c5424", "#8fcf78"),
+    "saved": ("#6e4300", "#f0a850"),
+}
 
 
-LIGHT = Palette(
-    text="#1f1f1f",
-    line="#555555",
-    node="#e8e8e8",
-    fills={"leaf": "#cde3f6", "output": "#d5eec6", "saved": "#ffdcaa"},
-    borders={"leaf": "#2c6aa0", "output": "#3f7a2b", "saved": "#b36200"},
-)
-DARK = Palette(
-    text="#e6e6e6",
-    line="#b0b0b0",
-    node="#3a3d41",
-    fills={"leaf": "#1e4a70", "output": "#2c5424", "saved": "#6e4300"},
-    borders={"leaf": "#7fb6e6", "output": "#8fcf78", "saved": "#f0a850"},
-)
-
-
-def styled(graph: Graph, palette: Palette) -> graphviz.Digraph:
+def styled(graph: Graph, palette: dict) -> graphviz.Digraph:
     """*graph* drawn with the legend, its nodes named n1, n2, ... in order."""
     ids = {old: f"n{i}" for i, old in enumerate(graph.nodes, start=1)}
     dot = graphviz.Digraph(
@@ -241,29 +203,21 @@ def styled(graph: Graph, palette: Palette) -> graphviz.Digraph:
             "fontname": "monospace",
             "fontsize": "10",
             "height": "0.2",
-            "fontcolor": palette.text,
-            "color": palette.line,
+            "fontcolor": palette["text"],
+            "color": palette["line"],
         },
-        edge_attr={"color": palette.line},
+        edge_attr={"color": palette["line"]},
     )
     for old, node in graph.nodes.items():
         role = next((r for r in PRIORITY if r in node.roles), None)
-        if role is None:
-            dot.node(ids[old], node.label, style="filled", fillcolor=palette.node)
+        if role is None:  # a backward node
+            dot.node(ids[old], node.label, style="filled", fillcolor=palette["node"])
         else:
             label = f"{node.name}\n{node.shape}" if node.name else node.shape
-            dot.node(
-                ids[old],
-                label,
-                style="rounded,filled",
-                fillcolor=palette.fills[role],
-                color=palette.borders[role],
-            )
+            fill, border = palette[role]
+            dot.node(ids[old], label, style="rounded,filled", fillcolor=fill, color=border)
     for a, b, is_saved in graph.edges:
-        if is_saved:
-            dot.edge(ids[a], ids[b], dir="none", style="dashed")
-        else:
-            dot.edge(ids[a], ids[b])
+        dot.edge(ids[a], ids[b], **({"dir": "none", "style": "dashed"} if is_saved else {}))
     return dot
 
 
@@ -275,23 +229,16 @@ def render_svg(dot: graphviz.Digraph) -> bytes:
     return re.sub(rb"<!--.*?-->\n?", b"", svg, flags=re.DOTALL)
 
 
-def svg_width(svg: bytes) -> str:
-    """The width that ``dot`` gave the drawing, such as ``"251pt"``."""
-    m = re.search(rb'<svg[^>]*\swidth="([\d.]+pt)"', svg)
-    return m[1].decode() if m else ""
-
-
 def alt_text(graph: Graph) -> str:
     """What the graph holds, in one line: its tensors, nodes and saved tensors."""
-    named = [n.name for n in graph.nodes.values() if n.is_tensor and n.name]
-    tensors = list(dict.fromkeys(named))
-    backward = list(dict.fromkeys(n.label for n in graph.nodes.values() if not n.is_tensor))
-    saved = [n.name or n.shape for n in graph.nodes.values() if n.roles == {"saved"}]
+    nodes = graph.nodes.values()
+    tensors = dict.fromkeys(n.name for n in nodes if n.is_tensor and n.name)
+    backward = dict.fromkeys(n.label for n in nodes if not n.is_tensor)
+    saved = [n.name or n.shape for n in nodes if n.roles == {"saved"}]
     parts = ["Autograd graph drawn by torchviz."]
-    if tensors:
-        parts.append("Tensors: " + ", ".join(tensors) + ".")
-    if backward:
-        parts.append("Backward nodes: " + ", ".join(backward) + ".")
+    for title, names in (("Tensors", tensors), ("Backward nodes", backward)):
+        if names:
+            parts.append(f"{title}: {', '.join(names)}.")
     if saved:
         parts.append("Saved by a custom Function: " + ", ".join(saved) + ".")
     return " ".join(parts)
@@ -318,24 +265,6 @@ def displayed_value(block_source: str, example_globals: dict):
     return None
 
 
-def image_rst(path: Path, srcdir: Path, alt: str, width: str, theme: str) -> str:
-    """The reST that embeds the SVG at *path* for one theme (light or dark).
-
-    A width makes Sphinx link the image to its full-size file
-    (``html_scaled_image_link``), which a phone reader can open and zoom.
-    """
-    uri = "/" + path.relative_to(srcdir).as_posix()
-    lines = [f".. image:: {uri}", f"   :alt: {alt}", f"   :class: autograd-graph only-{theme}"]
-    if width:
-        lines.append(f"   :width: {width}")
-    return "\n".join(lines) + "\n"
-
-
-def write_if_changed(path: Path, data: bytes) -> None:
-    if not path.exists() or path.read_bytes() != data:
-        path.write_bytes(data)
-
-
 def scraper(block, block_vars: dict, gallery_conf: dict) -> str:
     """sphinx-gallery image scraper for graphs (see the module docstring)."""
     namespace = block_vars["example_globals"]
@@ -347,10 +276,16 @@ def scraper(block, block_vars: dict, gallery_conf: dict) -> str:
     alt = alt_text(graph)
     light = Path(next(block_vars["image_path_iterator"])).with_suffix(".svg")
     dark = light.with_name(light.stem + "_dark.svg")
-    srcdir = Path(gallery_conf["src_dir"])
     rst = ""
     for path, palette, theme in ((light, LIGHT, "light"), (dark, DARK, "dark")):
         svg = render_svg(styled(graph, palette))
-        write_if_changed(path, svg)
-        rst += "\n" + image_rst(path, srcdir, alt, svg_width(svg), theme)
+        if not path.exists() or path.read_bytes() != svg:
+            path.write_bytes(svg)
+        uri = "/" + path.relative_to(gallery_conf["src_dir"]).as_posix()
+        rst += f"\n.. image:: {uri}\n   :alt: {alt}\n"
+        rst += f"   :class: autograd-graph only-{theme}\n"
+        # dot's width: Sphinx then links the image to its full-size file
+        # (html_scaled_image_link), which a phone reader can open and zoom.
+        if width := re.search(rb'<svg[^>]*\swidth="([\d.]+pt)"', svg):
+            rst += f"   :width: {width[1].decode()}\n"
     return rst + "\n"

@@ -1,33 +1,28 @@
 """Comments and docstrings in code blocks, translated like the prose.
 
-A Chinese reader should read no English prose, and code blocks carry some: a
-``# the mistake: untracked values kept on ctx`` or a docstring. The code
-itself must stay exactly the code that ran, and a translation that has gone
-stale must never show.
+A Chinese reader should read no English prose, and code blocks carry some
+(``# the mistake: untracked values kept on ctx``, a docstring), while the
+code must stay exactly the code that ran. So each Python code block becomes
+an ``addnodes.translatable``, Sphinx's own interface for nodes with messages:
+its messages are its comments and one-line docstrings, and a translated build
+replaces each one's text, and only that, where it stands. A comment whose
+English changes is a new message, so a stale translation never shows.
 
-So every Python code block becomes a node that Sphinx's own translation
-machinery knows how to translate (an ``addnodes.translatable``): its messages
-are the texts of its comments and docstrings, one message each, so gettext
-puts them in the page's catalog beside the prose. A translated build replaces
-each comment's text, and only that text, by its translation, at the
-position where it stands in the code; everything else is left byte for byte.
-A comment whose English changes is a new message: its old translation is no
-longer looked up, and the English shows until a translator translates it.
-
-Comments that are instructions to tools (``noqa``, ``fmt:``, ``type:``) are
-not messages, nor are comments with no word in them (a shape such as
-``(T, N, C)``, a formula): their translation would be the text itself, and
-Sphinx 9.0 then marks the whole code block as translated and leaves its other
-comments in English (sphinx/transforms/i18n.py, phase 1: ``msgstr == msg``
-sets ``node['translated'] = True`` for the node, not the message). :func:`messages` is the single definition of what is
-translated; the Chinese downloads (ext/lessons/downloads.py) and the catalog checks
-(tools/catalogs.py) use it too.
+Comments for tools (``noqa``, ``fmt:``, ``type:``) are not messages, nor are
+comments with no word in them (a shape such as ``(T, N, C)``): their
+translation would be the text itself, and Sphinx 9.0 then marks the whole
+block as translated and leaves its other comments in English
+(sphinx/transforms/i18n.py, phase 1: ``msgstr == msg`` sets
+``node['translated']`` for the node, not the message). :func:`messages` is
+the one definition of what is translated; ext/lessons/downloads.py and
+tools/catalogs.py use it too.
 """
 
 from __future__ import annotations
 
 import ast
 import io
+import itertools
 import re
 import tokenize
 from dataclasses import dataclass
@@ -44,8 +39,8 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 
 @dataclass(frozen=True)
 class Span:
-    """Where a translatable text sits in the code: its offsets and its text,
-    and, for a docstring, the quote that closes it."""
+    """A translatable text: its offsets in the code, and for a docstring the
+    quote character that closes it."""
 
     start: int
     end: int
@@ -53,63 +48,41 @@ class Span:
     quote: str = ""
 
 
-def _offsets(code: str) -> list[int]:
-    starts, total = [], 0
-    for line in code.splitlines(keepends=True):
-        starts.append(total)
-        total += len(line)
-    return starts + [total]
-
-
 def spans(code: str) -> list[Span]:
-    """The comments (text after ``#``) and one-line docstrings of *code*.
-
-    Code that does not tokenize or parse as Python has none.
-    """
+    """The comments (text after ``#``) and one-line docstrings of *code*; none
+    if it does not tokenize or parse as Python."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
         tree = ast.parse(code)
-    except (tokenize.TokenError, SyntaxError, IndentationError):
+    except (tokenize.TokenError, SyntaxError):
         return []
-    starts = _offsets(code)
     lines = code.splitlines(keepends=True)
+    starts = [0, *itertools.accumulate(map(len, lines))]
 
-    def offset(row: int, col: int) -> int:
-        return starts[row - 1] + col
-
-    def node_offset(row: int, col: int) -> int:
+    def offset(row: int, col: int, in_bytes: bool = False) -> int:
         # ast counts columns in UTF-8 bytes, tokenize in characters.
-        return starts[row - 1] + len(lines[row - 1].encode()[:col].decode())
+        return starts[row - 1] + (len(lines[row - 1].encode()[:col].decode()) if in_bytes else col)
 
     found = []
     for tok in tokens:
-        if tok.type != tokenize.COMMENT:
-            continue
-        body = tok.string[1:]
-        text = body.strip()
-        if not _WORD.search(text) or _TOOL.match(text):
-            continue
-        begin = offset(*tok.start) + 1 + (len(body) - len(body.lstrip()))
-        found.append(Span(begin, begin + len(text), text))
+        text = tok.string[1:].strip()
+        if tok.type == tokenize.COMMENT and _WORD.search(text) and not _TOOL.match(text):
+            begin = offset(*tok.start) + tok.string.index(text, 1)
+            found.append(Span(begin, begin + len(text), text))
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef | ast.ClassDef | ast.Module):
             continue
         first = node.body[0] if node.body else None
-        if not (
-            isinstance(first, ast.Expr)
-            and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str)
-            and first.lineno == first.end_lineno  # one line: replaced in place
-        ):
+        # Only a one-line docstring: its translation replaces it in place.
+        if ast.get_docstring(node, clean=False) is None or first.lineno != first.end_lineno:
             continue
-        begin = node_offset(first.lineno, first.col_offset)
-        literal = code[begin : node_offset(first.end_lineno, first.end_col_offset)]
+        begin = offset(first.lineno, first.col_offset, in_bytes=True)
+        literal = code[begin : offset(first.end_lineno, first.end_col_offset, in_bytes=True)]
         quote = '"""' if literal.endswith('"""') else literal[-1]
-        inner_start = literal.index(quote) + len(quote)
-        text = literal[inner_start : len(literal) - len(quote)]
+        inner = literal.index(quote) + len(quote)
+        text = literal[inner : len(literal) - len(quote)]
         if text.strip():
-            begin += inner_start
-            found.append(Span(begin, begin + len(text), text, quote[0]))
+            found.append(Span(begin + inner, begin + inner + len(text), text, quote[0]))
     return sorted(found, key=lambda span: span.start)
 
 
@@ -119,26 +92,23 @@ def messages(code: str) -> list[str]:
 
 
 def translate(code: str, lookup) -> str:
-    """*code* with each comment and docstring replaced by ``lookup(text)``.
-
-    ``lookup`` returns the translation, or the text itself when it has none.
-    A translation keeps to one line, and a docstring's translation cannot
-    close its quotes: otherwise the English stays.
-    """
+    """*code* with each comment and docstring replaced by ``lookup(text)``
+    (the text itself when it has no translation). A translation on two lines,
+    or one that would close a docstring's quotes, leaves the English."""
     out, last = [], 0
     for span in spans(code):
         new = lookup(span.text)
         if "\n" in new or (span.quote and (span.quote in new or new.endswith("\\"))):
             new = span.text
-        out.append(code[last : span.start])
-        out.append(new)
+        out += [code[last : span.start], new]
         last = span.end
-    out.append(code[last:])
-    return "".join(out)
+    return "".join(out) + code[last:]
 
 
 class translatable_code(nodes.literal_block, addnodes.translatable):
-    """A Python code block whose comments and docstrings are messages."""
+    """A Python code block whose comments and docstrings are messages. HTML
+    writes it as the literal_block it is (Sphinx's translators dispatch on the
+    node's base classes: SphinxTranslator.dispatch_visit)."""
 
     def preserve_original_messages(self) -> None:
         self["original_code"] = self.astext()
@@ -155,38 +125,24 @@ class translatable_code(nodes.literal_block, addnodes.translatable):
 
 
 class CodeWithComments(SphinxTransform):
-    """Turn each Python code block that has comments into translatable code.
-
-    It runs before Sphinx preserves the original messages of translatable
-    nodes (priority 10), and so before its translation (priority 20).
-    """
+    """Turn each Python code block that has comments into translatable code,
+    before Sphinx preserves the original messages (priority 10) and
+    translates them (priority 20)."""
 
     default_priority = 5
 
     def apply(self) -> None:
         for block in list(self.document.findall(nodes.literal_block)):
-            if isinstance(block, translatable_code):
+            language = block.get("language", "").lower()
+            if isinstance(block, translatable_code) or language not in ("python", "py", "python3"):
                 continue
-            language = block.get("language", "")
-            if language.lower() not in ("python", "py", "python3") or not messages(block.astext()):
-                continue
-            node = translatable_code(block.rawsource, "", *block.children, **block.attributes)
-            node.source, node.line = block.source, block.line
-            block.replace_self(node)
-
-
-def visit_translatable_code(self, node) -> None:
-    self.visit_literal_block(node)
-
-
-def depart_translatable_code(self, node) -> None:
-    self.depart_literal_block(node)
+            if messages(block.astext()):
+                node = translatable_code(block.rawsource, "", *block.children, **block.attributes)
+                node.source, node.line = block.source, block.line
+                block.replace_self(node)
 
 
 def setup(app):
     app.add_transform(CodeWithComments)
-    app.add_node(
-        translatable_code,
-        html=(visit_translatable_code, depart_translatable_code),
-    )
+    app.add_node(translatable_code)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
