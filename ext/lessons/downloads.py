@@ -378,7 +378,7 @@ def replace_downloads(app, exception) -> None:
     link = sphinx_linker(app)
     with tempfile.TemporaryDirectory() as tmp:
         for script in sorted((Path(app.srcdir) / "lessons").glob("[0-9][0-9]_*.py")):
-            reader = Reader(label=lambda msgid: label(app.config, msgid), link=link, pins=pins)
+            reader = Reader(label=label, link=link, pins=pins)
             if app.config.language != SOURCE_LANGUAGE:
                 reader.translate = catalog_lookup(catalogs / f"{script.stem}.po")
             files = reader_files(script, reader, Path(tmp))
