@@ -29,7 +29,7 @@ extensions = [
     "ext.pages.language_switcher",  # links to the same page in the other languages
     "ext.pages.publishing",  # with SITE_URL: canonical links, absolute hreflang, sitemaps
     "ext.translation.search",  # Chinese search knows the glossary's words
-    "ext.translation.theme_labels",  # the theme's labels have a catalog too (theme.po)
+    "ext.translation.theme_labels",  # the theme's labels, the title and copyright (sphinx.po)
     "ext.pages.mathml",  # formulas become MathML at build time
     "ext.lessons.downloads",  # a translated page offers translated .py and .ipynb files
     "ext.pages.a11y",  # keyboard access to wide code blocks and formulas

@@ -219,7 +219,7 @@ def test_check_reports_incomplete_and_unwrapped_catalogs(tmp_path):
 
 def test_pofilter_names_the_catalog_line_and_check(tmp_path):
     """A placeholder lost and a trailing space, found by translate-toolkit."""
-    po = tmp_path / "zh_CN" / "LC_MESSAGES" / "theme.po"
+    po = tmp_path / "zh_CN" / "LC_MESSAGES" / "sphinx.po"
     po.parent.mkdir(parents=True)
     po.write_text(
         'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'

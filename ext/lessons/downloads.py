@@ -309,9 +309,7 @@ def replace_downloads(app, exception) -> None:
             if app.config.language != SOURCE_LANGUAGE:
                 # The catalog of the lesson's page, as Sphinx compiled it for the page.
                 translate = init([LOCALE], app.config.language, f"lessons/{script.stem}")[0].gettext
-            files = reader_files(
-                script, translate, lambda msgid: label(app.config, msgid), link, Path(tmp)
-            )
+            files = reader_files(script, translate, label, link, Path(tmp))
             solution = solution_file(f"lessons/{script.stem}")
             if solution is not None:
                 code = solution.read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ lesson's page, this extension puts a ``lesson-run`` line under its title:
 
     Executed with PyTorch 2.13.0+cpu on 2026-11-23.
 
-The sentence is a site label (ext/translation/theme_labels.py, ``theme.po``) with two
+The sentence is a site label (ext/translation/theme_labels.py, ``sphinx.po``) with two
 ``%s`` for the version and the date, so a new PyTorch release changes no
 translation. A lesson that has no recorded run (``make html-noplot``) shows no
 line. Every lesson page depends on its own record, so a lesson executed again
@@ -80,7 +80,7 @@ class LessonRun(SphinxDirective):
 def visit_lesson_run(self, node: lesson_run) -> None:
     from ext.translation.theme_labels import EXECUTED, label
 
-    text = label(self.builder.config, EXECUTED) % (node["torch"], node["date"])
+    text = label(EXECUTED) % (node["torch"], node["date"])
     self.body.append(f'<p class="lesson-run">{self.encode(text)}</p>\n')
     raise nodes.SkipNode
 

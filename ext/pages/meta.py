@@ -4,7 +4,7 @@ Each page gets ``<meta name="description">``: the first paragraph of its
 article (a lesson's introduction, a page's first sentence), in the page's
 language, shortened to about 160 characters; a page with no paragraph of its
 own (the index of terms, the search page) gets the site's description, a site
-label in ``theme.po``. The icon is conf.py's ``html_favicon``.
+label in ``sphinx.po``. The icon is conf.py's ``html_favicon``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def on_html_page_context(app, pagename, templatename, context, doctree) -> None:
     from ext.translation.theme_labels import DESCRIPTION, label
 
     text = first_paragraph(doctree) if doctree is not None else ""
-    description = shorten(text or label(app.config, DESCRIPTION))
+    description = shorten(text or label(DESCRIPTION))
     tag = f'<meta name="description" content="{html.escape(description, quote=True)}">\n'
     context["metatags"] = context.get("metatags", "") + tag
 
