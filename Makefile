@@ -152,7 +152,7 @@ update-po: gettext ## Refresh locale/ from the sources, keeping every translatio
 	@$(BIN)/python -m tools.translators update-po $(TRANSLATIONS)
 
 .PHONY: prune-po
-prune-po: languages ## Drop old translations (#~) from the fully translated catalogs
+prune-po: $(addprefix catalogs-,$(TRANSLATIONS)) ## Drop old translations (#~) from the fully translated catalogs
 	@$(BIN)/python -m tools.translators prune-po $(TRANSLATIONS)
 
 .PHONY: stat
@@ -200,6 +200,8 @@ check: languages check-deploy ## Fast static checks: lint, catalogs (syntax, mar
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@$(BIN)/python -m tools.catalogs check $(TRANSLATIONS)
+	@find locale -name '*.po' -print0 | xargs -0 -r $(BIN)/python -m powrap --check --quiet \
+	  || { echo "error: run \`make wrap\` to wrap the catalogs above as powrap does" >&2; exit 1; }
 
 # The files that put the site online, checked with no network: the GitHub
 # workflow with actionlint and zizmor (actions pinned by commit, permissions,

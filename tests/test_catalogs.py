@@ -1,14 +1,16 @@
 """The catalogs: complete, stable under update-po, and never losing work.
 
 The tests marked ``build`` check the project's own catalogs, in a copy of the
-built site; below them, the unit tests of tools/catalogs.py check each of its
-checks on small catalogs written for the test: markup kept, syntax,
-completeness and wrapping, pofilter, headers, and the Chinese style with its
-glossary.
+built site; below them, the unit tests of tools/catalogs.py and
+tools/translators.py, on small catalogs written for the test: markup kept,
+msgfmt's errors and header warnings, completeness, pofilter, update-po's
+merge, the Chinese style with its glossary, and the one check left to Sphinx
+(a translation whose reST does not parse).
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,18 +19,16 @@ import polib
 import pytest
 from conftest import ROOT, copy_project, make, snapshot
 
-from tools import catalogs
+from tools import catalogs, translators
 
 
 @pytest.mark.build
 def test_the_catalogs_pass_every_check():
-    result = subprocess.run(
-        [sys.executable, "-m", "tools.catalogs", "check", "zh_CN"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
+    """make check's catalog checks, and the wrapping it asks of powrap."""
+    paths = [str(p) for p in (ROOT / "locale").rglob("*.po")]
+    for command in [["tools.catalogs", "check", "zh_CN"], ["powrap", "--check", "--quiet", *paths]]:
+        run = subprocess.run([sys.executable, "-m", *command], cwd=ROOT, capture_output=True)
+        assert run.returncode == 0, run.stderr
 
 
 @pytest.fixture(scope="module")
@@ -110,20 +110,31 @@ def test_a_changed_sentence_keeps_its_translation_as_a_fuzzy_suggestion(site, tm
     }
 
 
-# == unit tests of tools/catalogs.py ================================================
+# == unit tests of tools/catalogs.py and tools/translators.py =======================
 
 
 # -- markup kept, and catalogs whole --------------------------------------------
 
 
-def write_po(path: Path, entries: list[tuple[str, str]], fuzzy: bool = False) -> Path:
+def write_po(path: Path, entries: list[tuple[str, str]], header: str = "") -> Path:
+    """A catalog of *entries*, with a header of *header*'s fields."""
     catalog = polib.POFile()
-    catalog.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": "zh_CN"}
+    catalog.metadata = {
+        "Project-Id-Version": "test",
+        "MIME-Version": "1.0",
+        "Content-Type": "text/plain; charset=UTF-8",
+        "Content-Transfer-Encoding": "8bit",
+        "Language": "zh_CN",
+    }
+    catalog.metadata.update(line.split(": ", 1) for line in header.splitlines())
     for msgid, msgstr in entries:
-        catalog.append(polib.POEntry(msgid=msgid, msgstr=msgstr, flags=["fuzzy"] if fuzzy else []))
+        catalog.append(polib.POEntry(msgid=msgid, msgstr=msgstr))
     path.parent.mkdir(parents=True, exist_ok=True)
     catalog.save(str(path))
     return path
+
+
+SIGNED = "PO-Revision-Date: 2026-11-23 14:00+0000\nLast-Translator: Team\nLanguage-Team: zh"
 
 
 @pytest.mark.parametrize(
@@ -135,9 +146,8 @@ def write_po(path: Path, entries: list[tuple[str, str]], fuzzy: bool = False) ->
         ("It is :math:`2x`.", "它是 :math:`2x`。"),
     ],
 )
-def test_markup_kept_passes(tmp_path, msgid, msgstr):
-    po = write_po(tmp_path / "a.po", [(msgid, msgstr)])
-    assert catalogs.check_catalog(po, "a", tmp_path) == []
+def test_markup_kept_passes(msgid, msgstr):
+    assert catalogs.markup_problems(msgid, msgstr, "rst") == []
 
 
 @pytest.mark.parametrize(
@@ -148,34 +158,13 @@ def test_markup_kept_passes(tmp_path, msgid, msgstr):
         ("See :ref:`the lesson <lesson-a>`.", "见 :ref:`该课程 <lesson-b>`。"),  # target
         ("It is :math:`2x`.", "它是 :math:`2y`。"),
         ("Use ``gradcheck`` here.", "在这里使用 ``gradcheck 。"),  # broken literal
+        ("Run `make html`.", "运行 make html。"),  # as Markdown below
     ],
 )
-def test_markup_changed_is_reported_with_file_and_line(tmp_path, msgid, msgstr):
-    po = write_po(tmp_path / "a.po", [(msgid, msgstr)])
-    (problem,) = catalogs.check_catalog(po, "a", tmp_path)
-    assert problem.path == po and problem.line > 0
-    assert "markup" in problem.message
-
-
-def test_broken_emphasis_is_reported(tmp_path):
-    po = write_po(tmp_path / "a.po", [("It is **not** recorded.", "它 **不会被记录。")])
-    (problem,) = catalogs.check_catalog(po, "a", tmp_path)
-    assert "broken reST" in problem.message
-
-
-def test_markdown_catalogs_use_markdown_markup(tmp_path):
-    (tmp_path / "page.md").write_text("# x\n")
-    ok = write_po(tmp_path / "ok.po", [("Run `make html`.", "运行 `make html`。")])
-    bad = write_po(tmp_path / "bad.po", [("Run `make html`.", "运行 make html。")])
-    assert catalogs.check_catalog(ok, "page", tmp_path) == []
-    assert len(catalogs.check_catalog(bad, "page", tmp_path)) == 1
-
-
-def test_a_syntax_error_names_file_and_line(tmp_path):
-    po = tmp_path / "bad.po"
-    po.write_text('msgid ""\nmsgstr ""\n\nmsgid "a"\nmsgstr "b\n')
-    with pytest.raises(catalogs.CatalogError, match=r"bad.po:\d+: syntax error"):
-        catalogs.load(po)
+def test_markup_changed_is_reported(msgid, msgstr):
+    syntax = "md" if msgid.startswith("Run") else "rst"
+    (problem,) = catalogs.markup_problems(msgid, msgstr, syntax)
+    assert "markup" in problem
 
 
 def test_markdown_code_spans_with_several_backticks():
@@ -183,38 +172,46 @@ def test_markdown_code_spans_with_several_backticks():
     assert tokens == sorted(["`` :math:`2x` ``", "` ``x`` `"])
 
 
-def test_one_parse_per_catalog_still_blames_the_right_message():
-    found = catalogs.rst_problems_many(
-        [
-            "好的 ``x``。",
-            "坏的 ``x 。",
-            "以冒号结尾::",
-            "- 一个列表项",
-            "   缩进的一段",
-            "又一个 **粗体** 。",
-            "最后一个坏的 *x",
-        ]
-    )
-    assert [bool(f) for f in found] == [False, True, False, False, False, False, True]
+def test_broken_rest_in_a_translation_fails_the_build(tmp_path):
+    """The catalogs' checks leave reST parsing to Sphinx: the build, warnings
+    as errors, names the page and line of a translation that does not parse."""
+    (tmp_path / "conf.py").write_text('locale_dirs = ["locale"]\n')
+    (tmp_path / "index.rst").write_text("Title\n=====\n\nIt is **not** recorded.\n")
+    po = tmp_path / "locale" / "zh_CN" / "LC_MESSAGES" / "index.po"
+    write_po(po, [("It is **not** recorded.", "它 **不会被记录。")])
+    command = [sys.executable, "-m", "sphinx", "-W", "-q", "-D", "language=zh_CN"]
+    run = subprocess.run([*command, ".", "_build"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "index.rst:4:<translated>:1: WARNING: Inline strong start-string" in run.stderr
 
 
-def test_check_reports_incomplete_and_unwrapped_catalogs(tmp_path):
+def test_a_syntax_error_is_one_error_naming_file_and_line(tmp_path):
+    po = tmp_path / "bad.po"
+    po.write_text('msgid ""\nmsgstr ""\n\nmsgid "a"\nmsgstr "b\n\nmsgid "c"\nmsgstr "d\n')
+    (error,), _ = catalogs.msgfmt(po)
+    assert re.fullmatch(rf"{po}:\d+: end-of-line within string .*; fix the file and rebuild", error)
+
+
+def test_check_names_file_and_line_and_what_is_unfinished(tmp_path):
+    """make check: markup at its line, msgfmt's header warnings, counts of the
+    untranslated and fuzzy entries; the build's check only the markup."""
     po = write_po(
         tmp_path / "zh_CN" / "LC_MESSAGES" / "a.po",
-        [("Done.", "完成。"), ("Not yet.", ""), ("x " * 60 + "end.", "")],
+        [("Done.", "完成。"), ("Not yet.", ""), ("Use ``x``.", "使用 x。")],
     )
     catalog = polib.pofile(str(po))
     catalog[0].flags.append("fuzzy")
     catalog.save(str(po))
-    # One entry written on a single long line, as an editor might leave it.
-    long = "word " * 30
-    po.write_text(
-        po.read_text(encoding="utf-8") + f'\nmsgid "{long}"\nmsgstr "{"词 " * 30}"\n',
-        encoding="utf-8",
-    )
-    errors = catalogs.check(["zh_CN"], tmp_path, tmp_path)
-    assert any("2 untranslated and 1 fuzzy" in e for e in errors), errors
-    assert f"{po}: not wrapped by powrap (run `make wrap` to fix)" in errors, errors
+    line = polib.pofile(str(po))[2].linenum
+    markup = f"{po}:{line}: msgstr does not keep the markup of its msgid (``x``)"
+    errors = catalogs.check(["zh_CN"], False, tmp_path, tmp_path)
+    assert len(errors) == 1 and errors[0].startswith(markup), errors
+    errors = catalogs.check(["zh_CN"], True, tmp_path, tmp_path)
+    assert errors[0].startswith(markup), errors
+    assert f"{po}: 1 untranslated and 1 fuzzy entries; translate them" in errors[-1]
+    assert f"{po}:3: warning: header field 'Last-Translator' missing in header" in errors
+    write_po(po, [("Done.", "完成。")], SIGNED)
+    assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []
 
 
 def test_pofilter_names_the_catalog_line_and_check(tmp_path):
@@ -227,22 +224,31 @@ def test_pofilter_names_the_catalog_line_and_check(tmp_path):
         'msgid "Executed with PyTorch %s on %s."\nmsgstr "本页由 PyTorch %s 执行。 "\n',
         encoding="utf-8",
     )
-    problems = [str(p) for p in catalogs.pofilter_problems("zh_CN", tmp_path)]
+    problems = catalogs.pofilter_problems(po, polib.pofile(str(po)), "zh_CN")
     assert len(problems) == 2, problems
     assert all(p.startswith(f"{po}:8: pofilter ") for p in problems)
     assert {p.split("pofilter ")[1].split(":")[0] for p in problems} == {"endwhitespace", "printf"}
 
 
-def test_a_catalog_header_names_its_translator_and_date(tmp_path):
-    po = tmp_path / "x.po"
-    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
-    po.write_text(header + '"PO-Revision-Date: YEAR-MO-DA HO:MI+ZONE\\n"\n', encoding="utf-8")
-    assert len(catalogs.header_problems(po)) == 2
-    po.write_text(
-        header + '"PO-Revision-Date: 2026-11-23 14:00+0000\\n"\n"Last-Translator: Team\\n"\n',
-        encoding="utf-8",
-    )
-    assert catalogs.header_problems(po) == []
+def test_update_po_creates_merges_and_leaves_alone(tmp_path, capsys):
+    """A new page gets its template to sign; a changed message keeps its
+    translation as a fuzzy suggestion; an unchanged catalog keeps its bytes."""
+    pots, locale = tmp_path / "gettext", tmp_path / "locale"
+    write_po(pots / "new.pot", [("Fresh.", "")])
+    write_po(pots / "same.pot", [("Same.", "")])
+    write_po(pots / "old.pot", [("Save the inputs, always.", "")])
+    same = write_po(locale / "zh_CN" / "LC_MESSAGES" / "same.po", [("Same.", "一样。")], SIGNED)
+    old = write_po(locale / "zh_CN" / "LC_MESSAGES" / "old.po", [("Save the inputs.", "保存。")])
+    before = same.read_bytes()
+    assert translators.update_po(["zh_CN"], pots, locale) == []
+    assert same.read_bytes() == before
+    (fuzzy,) = polib.pofile(str(old)).fuzzy_entries()
+    assert (fuzzy.previous_msgid, fuzzy.msgstr) == ("Save the inputs.", "保存。")
+    new = locale / "zh_CN" / "LC_MESSAGES" / "new.po"
+    assert polib.pofile(str(new)).metadata["Language"] == "zh_CN"
+    assert any("'Last-Translator'" in warning for warning in catalogs.msgfmt(new)[1])
+    out = capsys.readouterr().out
+    assert f"created {new}" in out and f"updated {old}" in out and "same" not in out
 
 
 # -- Chinese style -----------------------------------------------------------

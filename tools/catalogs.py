@@ -1,33 +1,22 @@
 """Catalogs a translator can trust: the checks before a build and in `make check`.
 
-Translators edit ``locale/<lang>/LC_MESSAGES/**.po`` and nothing else. Before
-a translated build reads them, the Makefile checks every catalog of that
-language (``python -m tools.catalogs validate zh_CN``): its syntax (GNU msgfmt
-is the reference parser), and that each translation keeps the reST or MyST
-markup of its English (roles, literals, link targets) and parses cleanly. A
-problem stops the build with one line per problem, naming file and line, and
-nothing is built.
-
-``make check`` (``python -m tools.catalogs check zh_CN``) adds what a build
-does not need but a finished translation does: every entry translated and
-none fuzzy, the language's own rules (for Chinese: the glossary's words,
-full-width punctuation, spacing; see docs/translating.md, whose table of
-terms is the one these checks read), and the wrapping that powrap gives the
-files.
+Before a translated build, ``python -m tools.catalogs validate zh_CN`` checks
+that GNU ``msgfmt --check`` accepts each catalog and that each translation
+keeps the markup of its English; ``check zh_CN`` (``make check``) adds the rest
+of docs/translating.md, "What make check checks". Each problem is one line
+naming file and line.
 """
 
 from __future__ import annotations
 
 import argparse
-import bisect
 import os
 import re
-import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
+
+import polib
 
 from ext.translation.languages import LOCALE, ROOT, LanguageError, check_language, rel
 
@@ -36,54 +25,29 @@ class CatalogError(Exception):
     """A catalog that cannot be read, with what to do about it."""
 
 
-@dataclass(frozen=True)
-class Problem:
-    path: Path
-    line: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"{rel(self.path)}:{self.line}: {self.message}"
-
-
 def catalogs(lang: str, locale_dir: Path = LOCALE) -> dict[str, Path]:
-    """Map each catalog domain (a docname) of *lang* to its .po file."""
+    """Map each catalog domain of *lang* (a docname, or any other .po) to its file."""
     base = locale_dir / lang / "LC_MESSAGES"
     return {p.relative_to(base).with_suffix("").as_posix(): p for p in sorted(base.rglob("*.po"))}
 
 
-def msgfmt(path: Path, *options: str) -> subprocess.CompletedProcess:
-    """GNU msgfmt's verdict on *path* (nothing is written)."""
-    program = shutil.which("msgfmt")
-    if program is None:
-        raise CatalogError(
-            "GNU gettext's `msgfmt` is missing; install it with: sudo apt-get install gettext"
-        )
-    command = [program, *options, "-o", os.devnull, str(path)]
-    return subprocess.run(command, capture_output=True, text=True)
-
-
-def load(path: Path, verdict: subprocess.CompletedProcess | None = None):
-    """Parse a catalog strictly, or raise :class:`CatalogError` naming the line.
-
-    GNU msgfmt is the reference parser (polib and Babel accept some broken
-    files, such as an unterminated string), so the syntax check is its;
-    *verdict* is its result when the caller has already run it.
-    """
-    import polib
-
-    result = verdict or msgfmt(path)
-    if result.returncode:
-        lines = result.stderr.strip().splitlines()
-        found = (re.match(rf"^{re.escape(str(path))}:(\d+):\s*(.*)$", ln) for ln in lines)
-        m = next((m for m in found if m), None)
-        line, detail = (m[1], m[2]) if m else ("?", lines[0])
-        raise CatalogError(f"{rel(path)}:{line}: syntax error ({detail}); fix the file and rebuild")
-    return polib.pofile(str(path), wrapwidth=79)
+def msgfmt(path: Path) -> tuple[list[str], list[str]]:
+    """``msgfmt --check``'s first error about *path* (if any) and its warnings, each
+    naming the line: GNU gettext's parser is the reference (polib accepts some errors)."""
+    command = ["msgfmt", "--check", "-o", os.devnull, str(path)]  # `make system` installs it
+    result = subprocess.run(command, capture_output=True, text=True)
+    found = re.findall(rf"^{re.escape(str(path))}:(\d+): (.*)$", result.stderr, flags=re.M)
+    said = [f"{rel(path)}:{line}: {text}" for line, text in found]
+    warnings = [line for line in said if ": warning: " in line]
+    if not result.returncode:
+        return [], warnings
+    error = next((line for line in said if line not in warnings), f"{rel(path)}: {result.stderr}")
+    return [f"{error.strip()} (msgfmt --check); fix the file and rebuild"], warnings
 
 
 # Inline markup that a translation must carry over unchanged. For a role or a
 # link with an explicit title, only the target must survive: the title is text.
+# Whether the rest of a translation parses, Sphinx checks when it builds.
 _RST_TOKENS = re.compile(
     r"(?P<role>:[\w.+-]+(?::[\w.+-]+)*:`(?P<rc>[^`]+)`)"
     r"|(?P<literal>``[^`]+``)"
@@ -116,99 +80,20 @@ def markup_tokens(text: str, syntax: str = "rst") -> list[str]:
     return sorted(tokens)
 
 
-def rst_problems(text: str) -> list[str]:
-    """docutils' complaints about *text* as reST (roles are accepted)."""
-    return rst_problems_many([text])[0]
+def markup_problems(msgid: str, msgstr: str, syntax: str) -> list[str]:
+    """What *msgstr* lost of the markup of *msgid*."""
+    want, got = markup_tokens(msgid, syntax), markup_tokens(msgstr, syntax)
+    if want == got:
+        return []
+    lost = ", ".join(sorted(set(want) - set(got)) or want)
+    return [
+        f"msgstr does not keep the markup of its msgid ({lost}); "
+        "copy roles, literals and link targets unchanged"
+    ]
 
 
-# Sphinx's roles (:ref:, :doc:, ...) are unknown to plain docutils; the check
-# of their targets is markup_tokens'. Sphinx itself judges the rest at build.
-_UNKNOWN_ROLE = re.compile(
-    r'\((?:ERROR|INFO)/\d\) (?:Unknown interpreted text role|No role entry for) "'
-)
-
-
-def rst_problems_many(texts: list[str]) -> list[list[str]]:
-    """docutils' complaints about each of *texts*, parsed as one document.
-
-    One parse for a whole catalog instead of one per message: the texts are
-    separated by blank lines, so each is a block of its own and inline markup
-    cannot leak from one to the next.
-    """
-    from docutils import nodes
-    from docutils.core import publish_doctree
-
-    chunks, starts, line = [], [], 1
-    for text in texts:
-        chunk = text.strip("\n")
-        if chunk.endswith("::"):  # as Sphinx does: give it its literal block
-            chunk += "\n\n   dummy literal"
-        starts.append(line)
-        chunks.append(chunk + "\n\n")
-        line += chunk.count("\n") + 2
-    doctree = publish_doctree(
-        "".join(chunks),
-        settings_overrides={"report_level": 5, "halt_level": 5, "warning_stream": False},
-    )
-    found: list[list[str]] = [[] for _ in texts]
-    for msg in doctree.findall(nodes.system_message):
-        text = " ".join(msg.astext().split())
-        if msg["level"] >= 2 and not _UNKNOWN_ROLE.search(text):
-            where = bisect.bisect_right(starts, msg.get("line") or 1) - 1
-            found[max(where, 0)].append(text)
-    return found
-
-
-def source_syntax(domain: str, srcdir: Path) -> str:
-    """'md' for a MyST page, else 'rst' (hand-written or generated reST)."""
-    return "md" if (srcdir / f"{domain}.md").exists() else "rst"
-
-
-def check_catalog(
-    path: Path, domain: str, srcdir: Path, verdict: subprocess.CompletedProcess | None = None
-) -> list[Problem]:
-    """Every problem in one catalog: syntax first, then markup in each msgstr."""
-    catalog = load(path, verdict)
-    syntax = source_syntax(domain, srcdir)
-    problems = []
-    to_parse = []
-    for entry in catalog.translated_entries():
-        want = markup_tokens(entry.msgid, syntax)
-        got = markup_tokens(entry.msgstr, syntax)
-        if want != got:
-            lost = sorted(set(want) - set(got)) or want
-            problems.append(
-                Problem(
-                    path,
-                    entry.linenum,
-                    "msgstr does not keep the markup of its msgid "
-                    f"({', '.join(lost)}); copy roles, literals and link targets unchanged",
-                )
-            )
-        elif syntax == "rst":
-            to_parse.append(entry)
-    complaints = rst_problems_many([e.msgstr for e in to_parse]) if to_parse else []
-    for entry, found in zip(to_parse, complaints, strict=True):
-        for complaint in found:
-            problems.append(Problem(path, entry.linenum, f"broken reST in msgstr: {complaint}"))
-    return sorted(problems, key=lambda p: p.line)
-
-
-def check_language_catalogs(lang: str, srcdir: Path, locale_dir: Path = LOCALE) -> list[Problem]:
-    """What a build needs of *lang*'s catalogs: syntax and markup."""
-    paths = catalogs(lang, locale_dir)
-    with ThreadPoolExecutor(max_workers=8) as pool:  # msgfmt is a process per catalog
-        verdicts = list(pool.map(msgfmt, paths.values()))
-    problems = []
-    for (domain, path), verdict in zip(paths.items(), verdicts, strict=True):
-        problems += check_catalog(path, domain, srcdir, verdict)
-    return problems
-
-
-# --------------------------------------------------------------------------
-# Chinese style: the table of terms and the rules of docs/translating.md
-
-# The translators' guide holds the one table of terms (term | 中文 | note).
+# Chinese style: the rules of docs/translating.md, which holds the one table of
+# terms (term | 中文 | note).
 GLOSSARY = ROOT / "docs" / "translating.md"
 CJK = "[\u3400-\u9fff]"
 # Known mistranslations, each with the right word.
@@ -229,17 +114,10 @@ _ITALIC_CJK = re.compile(
 
 
 def term_rows(path: Path = GLOSSARY) -> list[list[str]]:
-    """The rows of the table of terms in *path* (the one headed "| Term | 中文")."""
-    rows, inside = [], False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if not line.lstrip().startswith("|"):
-            inside = False
-        elif cells[:2] == ["Term", "中文"]:
-            inside = True
-        elif inside and not set("".join(cells)) <= set("-: "):
-            rows.append(cells)
-    return rows
+    """The rows of the table of terms in *path*: the table headed "| Term | 中文"."""
+    text = path.read_text(encoding="utf-8")
+    table = re.search(r"^\| *Term *\| *中文 *\|.*\n\|[-|: ]+\n((?:\|.*\n?)*)", text, flags=re.M)
+    return [[c.strip() for c in row.strip().strip("|").split("|")] for row in table[1].splitlines()]
 
 
 def read_glossary(path: Path = GLOSSARY) -> dict[str, str]:
@@ -247,26 +125,27 @@ def read_glossary(path: Path = GLOSSARY) -> dict[str, str]:
     return {cells[0]: cells[1] for cells in term_rows(path) if len(cells) >= 2 and cells[1]}
 
 
-def _without_markup(text: str, syntax: str, placeholder: str) -> str:
-    pattern = _MD_TOKENS if syntax == "md" else _RST_TOKENS
-    return pattern.sub(placeholder, text)
+def glossary_words(path: Path = GLOSSARY) -> list[str]:
+    """The Chinese words of the table of terms (translations and notes), for search."""
+    cells = [row[1] + " " + row[2] for row in term_rows(path) if len(row) >= 3]
+    return sorted({word for text in cells for word in re.findall(rf"{CJK}{{2,}}", text)})
 
 
 def zh_style_problems(msgid: str, msgstr: str, syntax: str, glossary: dict[str, str]) -> list[str]:
     """What a Chinese msgstr does against the rules of the translators' guide.
 
     *syntax* is "md", "rst", or "code" for a comment or docstring in a code
-    block (ext/translation/code_comments.py): there, names such as ``forward`` and
-    expressions such as ``(x * exp(x), exp(x))`` are code, unmarked, so a
-    glossary term kept as it is and ASCII brackets are allowed.
+    block, where names (``forward``) and expressions (``(x, exp(x))``) are
+    code, unmarked: a glossary term kept as it is and ASCII brackets are allowed.
     """
     code = syntax == "code"
-    syntax = "rst" if code else syntax
-    problems = []
-    for bad, right in FORBIDDEN.items():
-        if bad in msgstr and bad not in msgid:  # a page may quote the mistake itself
-            problems.append(f"uses {bad}: {right}")
-    english = _without_markup(msgid, syntax, " ")
+    markup = _MD_TOKENS if syntax == "md" else _RST_TOKENS
+    problems = [
+        f"uses {bad}: {right}"
+        for bad, right in FORBIDDEN.items()
+        if bad in msgstr and bad not in msgid  # a page may quote the mistake itself
+    ]
+    english = markup.sub(" ", msgid)
     for term in sorted(glossary, key=len, reverse=True):
         # A term inside a dotted name (torch.autograd) is code, not prose; so
         # is a capitalised term in lower case (Hessian, but torch.func's
@@ -278,7 +157,7 @@ def zh_style_problems(msgid: str, msgstr: str, syntax: str, glossary: dict[str, 
             kept = code and re.search(rf"(?<!\w){re.escape(term)}(?!\w)", msgstr)
             if glossary[term] not in msgstr and not kept:
                 problems.append(f"'{term}' is translated as '{glossary[term]}' (see the glossary)")
-    text = _without_markup(msgstr, syntax, "X")
+    text = markup.sub("X", msgstr)
     if not re.search(CJK, text):
         return problems
     brackets = "" if code else rf"|{CJK}\s*\(|\)\s*{CJK}"
@@ -296,70 +175,26 @@ def zh_style_problems(msgid: str, msgstr: str, syntax: str, glossary: dict[str, 
     return problems
 
 
-STYLE = {"zh_CN": zh_style_problems}
-
-
 def code_messages(domain: str, srcdir: Path) -> set[str]:
     """The messages of a lesson's page that are comments or docstrings in its
-    code blocks and its exercise's solution (the same definition the pages
-    use, ext/translation/code_comments.py)."""
-    from ext.translation.code_comments import messages
-
+    code blocks and its exercise's solution (ext/translation/code_comments.py)."""
     script = srcdir.parent / "gallery" / f"{Path(domain).name}.py"
     if not domain.startswith("lessons/") or not script.exists():
         return set()
     from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
     from ext.lessons.exercises import solution_file
+    from ext.translation.code_comments import messages
 
-    blocks = split_code_and_text_blocks(str(script))[1]
-    code = [block.content for block in blocks if block.type == "code"]
+    code = [b.content for b in split_code_and_text_blocks(str(script))[1] if b.type == "code"]
     solution = solution_file(domain)  # shown on the page too (ext/lessons/exercises.py)
     if solution is not None:
         code.append(solution.read_text(encoding="utf-8"))
     return {m for text in code for m in messages(text)}
 
 
-def style_problems(lang: str, srcdir: Path, locale_dir: Path = LOCALE) -> list[Problem]:
-    """The language's own rules (for zh_CN: glossary, punctuation, spacing)."""
-    rule = STYLE.get(lang)
-    if rule is None:
-        return []
-    glossary = read_glossary()
-    problems = []
-    for domain, path in catalogs(lang, locale_dir).items():
-        syntax = source_syntax(domain, srcdir)
-        in_code = code_messages(domain, srcdir)
-        # The page with the table of terms lists the English terms themselves.
-        terms = {} if domain == GLOSSARY.stem else glossary
-        for entry in load(path).translated_entries():
-            kind = "code" if entry.msgid in in_code else syntax
-            for message in rule(entry.msgid, entry.msgstr, kind, terms):
-                problems.append(Problem(path, entry.linenum, message))
-    return problems
-
-
-def glossary_words(path: Path = GLOSSARY) -> list[str]:
-    """The Chinese words of the table of terms (translations and notes)."""
-    words = set()
-    for cells in term_rows(path):
-        if len(cells) >= 3:
-            words.update(re.findall(rf"{CJK}{{2,}}", cells[1] + " " + cells[2]))
-    return sorted(words)
-
-
 # translate-toolkit's pofilter: the generic checks that fit reST and MyST
-# catalogs in Chinese. Each of the others reports what is right here:
-# brackets, puncspacing, endpunc, startpunc, doublequoting, singlequoting
-# (Chinese uses full-width punctuation and “”); escapes (reST's "\ " before
-# a full-width bracket); numbers (Chinese writes some numbers in words:
-# 模式四); urls (Markdown links that gettext wrapped); unchanged (code,
-# formulas and PyTorch's own messages are meant to stay); sentencecount and
-# short (Chinese sentences split and join differently); simpleplurals,
-# spellcheck, validchars, musttranslatewords, notranslatewords (our own
-# glossary check does these for Chinese); hassuggestion and isreview (no
-# such workflow here); untranslated and isfuzzy (counted above, with what to
-# do). docs/translating.md lists them for translators.
+# catalogs in Chinese (docs/translating.md says why each other one does not).
 POFILTER_CHECKS = (
     "accelerators acronyms blank compendiumconflicts credits doublespacing doublewords "
     "emails endwhitespace filepaths functions kdecomments long newlines nplurals options "
@@ -368,113 +203,75 @@ POFILTER_CHECKS = (
 ).split()
 
 
-def pofilter_problems(lang: str, locale_dir: Path = LOCALE) -> list[Problem]:
-    """What translate-toolkit's pofilter finds in the catalogs of *lang*.
+def pofilter_problems(path: Path, catalog: polib.POFile, lang: str) -> list[str]:
+    """What pofilter's checks find in one catalog, each at its line."""
+    from translate.filters import checks
+    from translate.storage.pypo import pounit
 
-    pofilter writes each failing message, with a ``(pofilter) check: what``
-    comment, into a copy of its catalog; each is reported at its line in the
-    real catalog.
-    """
-    import tempfile
-
-    import polib
-
-    source = locale_dir / lang / "LC_MESSAGES"
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "out"
-        cmd = [sys.executable, "-m", "translate.filters.pofilter", "--progress=none"]
-        cmd += [f"--language={lang}", *(f"--test={name}" for name in POFILTER_CHECKS)]
-        result = subprocess.run([*cmd, str(source), str(out)], capture_output=True, text=True)
-        if result.returncode:
-            raise CatalogError(f"pofilter failed: {result.stderr.strip()}")
-        problems = []
-        for found in sorted(out.rglob("*.po")):
-            path = source / found.relative_to(out)
-            lines = {(e.msgctxt, e.msgid): e.linenum for e in load(path)}
-            for entry in polib.pofile(str(found)):
-                for note in re.findall(r"\(pofilter\) (.+)", entry.tcomment or ""):
-                    line = lines.get((entry.msgctxt, entry.msgid), 0)
-                    problems.append(Problem(path, line, f"pofilter {note}"))
-    return problems
-
-
-def header_problems(path: Path) -> list[str]:
-    """A catalog's header must say who translated it last, and when."""
-    metadata = load(path).metadata
+    checker = checks.TeeChecker(  # as the pofilter command builds it
+        checkerconfig=checks.CheckerConfig(targetlanguage=lang),
+        limitfilters=POFILTER_CHECKS,
+        checkerclasses=[checks.StandardChecker, checks.StandardUnitChecker],
+        languagecode=lang,
+    )
     problems = []
-    if metadata.get("Last-Translator", "FULL NAME").startswith("FULL NAME"):
-        problems.append("fill in Last-Translator in the header (a name, or the team)")
-    if metadata.get("PO-Revision-Date", "YEAR").startswith("YEAR"):
-        problems.append("fill in PO-Revision-Date in the header (when you last edited it)")
+    for entry in catalog:
+        unit = pounit(entry.msgid)
+        unit.target = entry.msgstr
+        for name, failure in checker.run_filters(unit, categorised=True).items():
+            problems.append(f"{rel(path)}:{entry.linenum}: pofilter {name}: {failure['message']}")
     return problems
 
 
-def unwrapped(paths: list[Path]) -> list[Path]:
-    """The catalogs that powrap would re-wrap (``make wrap``)."""
-    cmd = [sys.executable, "-m", "powrap", "--check", "--quiet", *map(str, paths)]
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    named = re.findall(r"^Would rewrap: (.+)$", result.stderr, flags=re.M)
-    if result.returncode and not named:
-        raise CatalogError(f"powrap failed: {result.stderr.strip() or result.stdout.strip()}")
-    return [Path(name) for name in named]
-
-
-def check(langs: list[str], srcdir: Path = ROOT / "docs", locale_dir: Path = LOCALE) -> list[str]:
-    """Every problem in the catalogs of *langs*, as lines naming file and line."""
+def check(langs: list[str], finished: bool = True, srcdir: Path = ROOT / "docs", locale_dir=LOCALE):
+    """Every problem in the catalogs of *langs*: what a build needs (msgfmt
+    accepts them, markup kept) and, for a *finished* translation, the rest."""
     errors: list[str] = []
     for lang in langs:
-        try:
-            check_language(lang, locale_dir)
-        except LanguageError as exc:
-            errors.append(str(exc))
-            continue
-        paths = list(catalogs(lang, locale_dir).values())
-        strict = [msgfmt(path, "--check") for path in paths]
-        broken = [verdict.stderr.strip() for verdict in strict if verdict.returncode]
-        if broken:
-            errors += broken
-            continue
-        try:
-            errors += [str(p) for p in check_language_catalogs(lang, srcdir, locale_dir)]
-            errors += [str(p) for p in style_problems(lang, srcdir, locale_dir)]
-            for path in paths:
-                catalog = load(path)
-                fuzzy = len(catalog.fuzzy_entries())
-                untranslated = len(catalog.untranslated_entries())
-                if fuzzy or untranslated:
-                    errors.append(
-                        f"{rel(path)}: {untranslated} untranslated and {fuzzy} fuzzy entries; "
-                        "translate them and remove the fuzzy flags"
-                    )
-                elif catalog.obsolete_entries():
-                    errors.append(
-                        f"{rel(path)}: {len(catalog.obsolete_entries())} obsolete entries (#~); "
-                        "when nothing is left to translate, `make prune-po` drops them"
-                    )
-                errors += [f"{rel(path)}:1: {message}" for message in header_problems(path)]
-            errors += [str(p) for p in pofilter_problems(lang, locale_dir)]
-            for path in unwrapped(paths):
-                errors.append(f"{rel(path)}: not wrapped by powrap (run `make wrap` to fix)")
-        except CatalogError as exc:
-            errors.append(str(exc))
+        check_language(lang, locale_dir)
+        style = zh_style_problems if finished and lang == "zh_CN" else None  # rules of its own
+        for domain, path in catalogs(lang, locale_dir).items():
+            broken, warnings = msgfmt(path)
+            if broken:  # the other checks read the catalog: fix this first
+                errors += broken
+                continue
+            catalog = polib.pofile(str(path), wrapwidth=79)
+            syntax = "md" if (srcdir / f"{domain}.md").exists() else "rst"  # MyST or reST
+            in_code = code_messages(domain, srcdir) if style else set()
+            # The page with the table of terms lists the English terms themselves.
+            terms = {} if domain == GLOSSARY.stem else read_glossary()
+            for entry in catalog.translated_entries():
+                found = markup_problems(entry.msgid, entry.msgstr, syntax)
+                if style:
+                    kind = "code" if entry.msgid in in_code else syntax
+                    found += style(entry.msgid, entry.msgstr, kind, terms)
+                errors += [f"{rel(path)}:{entry.linenum}: {message}" for message in found]
+            if not finished:
+                continue
+            errors += warnings  # msgfmt's: a header left unsigned
+            errors += pofilter_problems(path, catalog, lang)
+            fuzzy, untranslated = catalog.fuzzy_entries(), catalog.untranslated_entries()
+            if fuzzy or untranslated:
+                errors.append(
+                    f"{rel(path)}: {len(untranslated)} untranslated and {len(fuzzy)} fuzzy "
+                    "entries; translate them and remove the fuzzy flags"
+                )
+            elif catalog.obsolete_entries():
+                errors.append(
+                    f"{rel(path)}: {len(catalog.obsolete_entries())} obsolete entries (#~); "
+                    "when nothing is left to translate, `make prune-po` drops them"
+                )
     return errors
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m tools.catalogs", description=__doc__.splitlines()[0]
-    )
-    parser.add_argument("command", choices=["validate", "check"])
+def run(doc: str, commands: dict, argv: list[str] | None = None) -> int:
+    """``python -m tools.<module> COMMAND LANG...``: print each problem, fail if any."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("command", choices=commands)
     parser.add_argument("langs", nargs="+")
     args = parser.parse_args(argv)
-    errors: list[str] = []
     try:
-        if args.command == "validate":
-            for lang in args.langs:
-                check_language(lang)
-                errors += [str(p) for p in check_language_catalogs(lang, ROOT / "docs")]
-        else:
-            errors = check(args.langs)
+        errors = commands[args.command](args.langs)
     except (LanguageError, CatalogError) as exc:
         errors = [str(exc)]
     for line in errors:
@@ -483,4 +280,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(__doc__, {"validate": lambda langs: check(langs, False), "check": check}))
