@@ -92,6 +92,40 @@ def markup_problems(msgid: str, msgstr: str, syntax: str) -> list[str]:
     ]
 
 
+# Sphinx's roles (:ref:, :doc:, ...) are unknown to plain docutils; the check
+# of their targets is markup_problems'.
+_UNKNOWN_ROLE = re.compile(
+    r'\((?:ERROR|INFO)/\d\) (?:Unknown interpreted text role|No role entry for) "'
+)
+
+
+def rst_problems(texts: list[str]) -> list[list[str]]:
+    """docutils' complaints about each of *texts* as reST. One parse for a
+    whole catalog: the texts are separate blocks, so no markup leaks between
+    them. Sphinx's -W build would fail too, but naming the English page."""
+    import bisect
+
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
+    chunks, starts, line = [], [], 1
+    for text in texts:
+        chunk = text.strip("\n") + ("\n\n   literal" if text.rstrip().endswith("::") else "")
+        starts.append(line)
+        chunks.append(chunk + "\n\n")
+        line += chunk.count("\n") + 2
+    settings = {"report_level": 5, "halt_level": 5, "warning_stream": False}
+    found: list[list[str]] = [[] for _ in texts]
+    for msg in publish_doctree("".join(chunks), settings_overrides=settings).findall(
+        nodes.system_message
+    ):
+        text = " ".join(msg.astext().split())
+        if msg["level"] >= 2 and not _UNKNOWN_ROLE.search(text):
+            where = bisect.bisect_right(starts, msg.get("line") or 1) - 1
+            found[max(where, 0)].append(f"broken reST in msgstr: {text}")
+    return found
+
+
 # Chinese style: the rules of docs/translating.md, which holds the one table of
 # terms (term | 中文 | note).
 GLOSSARY = ROOT / "docs" / "translating.md"
@@ -240,8 +274,11 @@ def check(langs: list[str], finished: bool = True, srcdir: Path = ROOT / "docs",
             in_code = code_messages(domain, srcdir) if style else set()
             # The page with the table of terms lists the English terms themselves.
             terms = {} if domain == GLOSSARY.stem else read_glossary()
-            for entry in catalog.translated_entries():
+            entries = catalog.translated_entries()
+            parsed = rst_problems([e.msgstr for e in entries]) if syntax == "rst" else []
+            for i, entry in enumerate(entries):
                 found = markup_problems(entry.msgid, entry.msgstr, syntax)
+                found += parsed[i] if parsed and not found else []
                 if style:
                     kind = "code" if entry.msgid in in_code else syntax
                     found += style(entry.msgid, entry.msgstr, kind, terms)
