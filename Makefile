@@ -143,6 +143,17 @@ landing: languages
 baseurl = $(if $(SITE_URL),-D "html_baseurl=$${SITE_URL%/}/$(1)/" \
   -D sitemap_locales=$(subst $(space),$(comma),$(LANGUAGES)))
 
+# The lessons' notebooks as Colab opens them from the repository,
+# <language>/<lesson>.ipynb: .github/workflows/site.yml publishes this folder
+# on the branch that conf.py names (notebooks_branch).
+.PHONY: notebooks
+notebooks: ## Gather the built notebooks into _build/notebooks/<language>/ (after make html)
+	@test -f $(BUILDDIR)/html/index.html || { echo "error: nothing built yet; run make html first" >&2; exit 1; }
+	@rm -rf $(BUILDDIR)/notebooks
+	@$(foreach lang,$(LANGUAGES),mkdir -p $(BUILDDIR)/notebooks/$(lang) && \
+	  cp $(BUILDDIR)/html/$(lang)/_downloads/*/[0-9][0-9]_*.ipynb $(BUILDDIR)/notebooks/$(lang)/;)
+	@echo "gathered $$(ls $(BUILDDIR)/notebooks/*/*.ipynb | wc -l) notebooks into $(BUILDDIR)/notebooks"
+
 .PHONY: html-noplot
 html-noplot: ## Build every language without executing any lesson
 	@$(MAKE) --no-print-directory html GALLERY_FLAGS=--no-plot
