@@ -43,21 +43,14 @@ def day(epoch: int) -> str:
 
 
 def commit(root: Path, paths: list[str], epoch: int) -> None:
-    env = {
-        **build_env(),
-        "GIT_AUTHOR_DATE": f"@{epoch} +0000",
-        "GIT_COMMITTER_DATE": f"@{epoch} +0000",
-    }
-    author = [
-        "-c",
-        "user.name=Test",
-        "-c",
-        "user.email=test@example.org",
-        "-c",
-        "commit.gpgsign=false",
-    ]
+    """Commit *paths* in *root* on the day of *epoch*."""
+    env = build_env()
+    for who in ("AUTHOR", "COMMITTER"):
+        env |= {f"GIT_{who}_NAME": "Test", f"GIT_{who}_EMAIL": "test@example.org"}
+        env[f"GIT_{who}_DATE"] = f"@{epoch} +0000"
     subprocess.run(["git", "add", "--all", "--", *paths], cwd=root, check=True)
-    subprocess.run(["git", *author, "commit", "-q", "-m", "test"], cwd=root, env=env, check=True)
+    command = ["git", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "test"]
+    subprocess.run(command, cwd=root, env=env, check=True)
 
 
 @pytest.fixture(scope="module")
