@@ -25,6 +25,11 @@ SPHINXOPTS ?=
 # each page gets a canonical link and absolute hreflang links, and the build
 # writes sitemaps; unset, links stay relative and no sitemap is written.
 SITE_URL ?=
+# The GitHub repository the site is built from, such as
+# https://github.com/<owner>/double-backward (docs/building.md, "Publishing").
+# Set, each page links to its source, to Colab and to a new issue, and says
+# when git last changed it; unset, none of this shows.
+REPO_URL ?=
 
 SOURCE_LANGUAGE := $(firstword $(LANGUAGES))
 TRANSLATIONS := $(filter-out $(SOURCE_LANGUAGE),$(LANGUAGES))
@@ -92,10 +97,11 @@ $(VNU): package.json package-lock.json
 .PHONY: setup
 setup: $(INSTALLED) system
 
-# The language codes and SITE_URL, checked before anything is built.
+# The language codes, SITE_URL and REPO_URL, checked before anything is built.
 .PHONY: languages
 languages: setup
-	@$(BIN)/python -m tools.site check $(if $(SITE_URL),--site-url "$$SITE_URL") $(LANGUAGES)
+	@$(BIN)/python -m tools.site check $(if $(SITE_URL),--site-url "$$SITE_URL") \
+	  $(if $(REPO_URL),--repo-url "$$REPO_URL") $(LANGUAGES)
 
 # -- Building ----------------------------------------------------------------
 
@@ -130,11 +136,23 @@ $(foreach lang,$(LANGUAGES),$(eval $(call language_rules,$(lang))))
 landing: languages
 	@$(BIN)/python -m tools.site root --out $(BUILDDIR)/html $(if $(SITE_URL),--site-url "$$SITE_URL") $(LANGUAGES)
 
-# SITE_URL reaches the commands through the environment, never through the
-# command line that make writes, so that no character of it is run as shell.
+# SITE_URL and REPO_URL reach the commands (and conf.py) through the
+# environment, never through the command line that make writes, so that no
+# character of them is run as shell.
 # A language's pages live in its folder: its html_baseurl is SITE_URL/<code>/.
 baseurl = $(if $(SITE_URL),-D "html_baseurl=$${SITE_URL%/}/$(1)/" \
   -D sitemap_locales=$(subst $(space),$(comma),$(LANGUAGES)))
+
+# The lessons' notebooks as Colab opens them from the repository,
+# <language>/<lesson>.ipynb: .github/workflows/site.yml publishes this folder
+# on the branch that conf.py names (notebooks_branch).
+.PHONY: notebooks
+notebooks: ## Gather the built notebooks into _build/notebooks/<language>/ (after make html)
+	@test -f $(BUILDDIR)/html/index.html || { echo "error: nothing built yet; run make html first" >&2; exit 1; }
+	@rm -rf $(BUILDDIR)/notebooks
+	@$(foreach lang,$(LANGUAGES),mkdir -p $(BUILDDIR)/notebooks/$(lang) && \
+	  cp $(BUILDDIR)/html/$(lang)/_downloads/*/[0-9][0-9]_*.ipynb $(BUILDDIR)/notebooks/$(lang)/;)
+	@echo "gathered $$(ls $(BUILDDIR)/notebooks/*/*.ipynb | wc -l) notebooks into $(BUILDDIR)/notebooks"
 
 .PHONY: html-noplot
 html-noplot: ## Build every language without executing any lesson

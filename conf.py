@@ -34,6 +34,7 @@ extensions = [
     "ext.lessons.downloads",  # a translated page offers translated .py and .ipynb files
     "ext.pages.a11y",  # keyboard access to wide code blocks and formulas
     "ext.lessons.provenance",  # each lesson names the PyTorch that executed it, and when
+    "ext.pages.repository",  # with REPO_URL: Colab, source, edit and report links, dates
     "ext.pages.meta",  # each page's description
 ]
 # Only `python -m tools.gallery` starts Sphinx with the tag `run_lessons`: that
@@ -158,3 +159,22 @@ if site_url:
     extensions.append("sphinx_sitemap")
 sitemap_url_scheme = "{lang}{link}"  # SITE_URL/<code>/<page>.html
 sitemap_excludes = ["search.html", "genindex.html"]  # nothing there to index
+
+# -- The repository --------------------------------------------------------------
+# REPO_URL is the GitHub repository the site is built from (make html
+# REPO_URL=https://github.com/<owner>/<repo>; docs/building.md). Set, each
+# lesson offers "Open in Colab" (its notebook, which .github/workflows/site.yml
+# publishes on the branch notebooks_branch), "View the source" and "Report a
+# problem with this page"; every other page "Edit this page" and "Report a
+# problem"; and each page says when git last changed its source
+# (sphinx-last-updated-by-git). Unset, none of this shows.
+repo_url = os.environ.get("REPO_URL") or None  # checked by `make` (ext/pages/repository.py)
+repo_branch = "main"  # the branch the pages' sources are read on
+notebooks_branch = "notebooks"
+if repo_url:
+    extensions.append("sphinx_last_updated_by_git")
+    html_last_updated_fmt = "%Y-%m-%d"  # as "Executed with PyTorch ... on 2026-11-23"
+git_last_updated_timezone = "UTC"  # the same day on every machine
+# A copy of the files without git history (a tarball, the tests' copies)
+# builds too, with no dates: git's "not a git repository" is no error.
+suppress_warnings = ["git.subprocess_error"]

@@ -1,10 +1,11 @@
 """The site's root, and the checks that run before anything is built.
 
-    python -m tools.site check [--site-url URL] en zh_CN
+    python -m tools.site check [--site-url URL] [--repo-url URL] en zh_CN
     python -m tools.site root --out _build/html [--site-url URL] en zh_CN
 
-``check`` stops the build with one error when a language code is unknown or
-SITE_URL is not an address the site can be published at. ``root`` writes the
+``check`` stops the build with one error when a language code is unknown,
+SITE_URL is not an address the site can be published at, or REPO_URL is not
+a GitHub repository's (ext/pages/repository.py). ``root`` writes the
 landing page, index.html, and with SITE_URL the sitemap index beside it.
 
 The landing page
@@ -25,6 +26,7 @@ import sys
 from pathlib import Path
 
 from ext.pages.publishing import SiteURLError, site_url, sitemap_index
+from ext.pages.repository import RepoURLError, repo_url
 from ext.translation.languages import LanguageError, check_language, display_name, hreflang
 
 
@@ -101,13 +103,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["check", "root"])
     parser.add_argument("--out", type=Path, help="root: the folder of the built site")
     parser.add_argument("--site-url", help="the site's address (SITE_URL)")
+    parser.add_argument("--repo-url", help="check: the repository's address (REPO_URL)")
     parser.add_argument("langs", nargs="+")
     args = parser.parse_args(argv)
     try:
         for code in args.langs:
             check_language(code, need_catalogs=False)
         address = site_url(args.site_url) if args.site_url else None
-    except (LanguageError, SiteURLError) as exc:
+        if args.repo_url:
+            repo_url(args.repo_url)
+    except (LanguageError, SiteURLError, RepoURLError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if args.command == "root":
