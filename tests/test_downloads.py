@@ -46,7 +46,8 @@ def test_a_download_names_what_a_reader_with_pytorch_lacks():
     assert imported_modules(LESSON) == {"numpy", "torchviz", "runpy"}
     torchviz = f"torchviz=={version('torchviz')}"  # as the build draws the graphs
     assert requirements(imported_modules(LESSON)) == [torchviz, "setuptools", "numpy"]
-    assert requirements(imported_modules("import torch\nimport warnings\n")) == []
+    # importing torch without numpy warns, so every lesson names it
+    assert requirements(imported_modules("import torch\nimport warnings\n")) == ["numpy"]
 
 
 def test_the_note_follows_the_docstring_in_the_readers_language():
@@ -62,7 +63,6 @@ def test_the_note_follows_the_docstring_in_the_readers_language():
     chinese = {"x": "本课需要 %s。", "y": "还需要 ``dot``。"}
     zh = add_note(LESSON, ["numpy"], True, lambda m: chinese["x" if "%s" in m else "y"])
     assert "\n# %%\n# 本课需要 ``pip install numpy``。还需要 ``dot``。\n" in zh
-    assert add_note(LESSON, [], True, str) == LESSON
 
 
 def test_a_notebook_turns_roles_into_links():
@@ -74,10 +74,9 @@ def test_a_notebook_turns_roles_into_links():
         titles={"summary": "Summary"},
     )
     text = "Use :func:`~torch.autograd.gradcheck`, :ref:`lesson-b`, :doc:`/summary`."
-    assert (
-        link(text)
-        == "Use [`gradcheck`](https://docs/gradcheck.html), [Pattern B](02_b.ipynb), Summary."
-    )
+    # Without the site's address a page is plain text: a downloaded notebook
+    # has no sibling files to link to.
+    assert link(text) == "Use [`gradcheck`](https://docs/gradcheck.html), Pattern B, Summary."
     link.baseurl = "https://example.org/en/"
     assert "[Summary](https://example.org/en/summary.html)" in link(text)
     assert "[Pattern B](https://example.org/en/lessons/02_b.html#lesson-b)" in link(text)
@@ -85,3 +84,62 @@ def test_a_notebook_turns_roles_into_links():
         link(":ref:`the rules <lesson-b>`")
         == "[the rules](https://example.org/en/lessons/02_b.html#lesson-b)"
     )
+
+
+def test_a_notebook_shows_no_rest():
+    """A list-table becomes a Markdown table, its cells translated; an escaped
+    space goes, except inside a literal."""
+    from ext.lessons.downloads import markdown
+
+    text = (
+        "Before.\n\n.. list-table::\n   :header-rows: 1\n\n   * -\n     - A\n     - B\n"
+        "   * - Row\n     - one\n       line | two\n     - ``x``\n\nAfter **蓝色**\\ 表示 ``a\\ b``.\n"
+    )
+    out = markdown(text, lambda s: {"Row": "行"}.get(s, s))
+    assert "|  | A | B |\n|---|---|---|\n| 行 | one line \\| two | ``x`` |\n" in out
+    assert "list-table" not in out and out.startswith("Before.") and "After" in out
+    assert "**蓝色**表示 ``a\\ b``" in out
+
+
+SOLUTION = '''"""The answer."""
+
+import torch
+
+
+class Answer(torch.autograd.Function):
+    pass
+'''
+
+
+def test_an_exercise_is_a_workbook(tmp_path):
+    """The reader's files end with the exercise to fill in, a check that
+    prints what is wrong instead of stopping "Run all", and apart, the
+    solution with its check; without dot, the notebook shows graphs as text."""
+    import json
+
+    from ext.lessons.downloads import Linker, reader_files
+
+    lesson = tmp_path / "01_a.py"
+    lesson.write_text(LESSON.replace("import runpy", 'import runpy\nprove(check_a, "Answer")'))
+    solution = tmp_path / "01_answer.py"
+    solution.write_text(SOLUTION)
+    (tmp_path / "out").mkdir()
+    files = reader_files(lesson, None, lambda m: m, Linker({}, {}, {}), tmp_path / "out", solution)
+    script = files["01_a.py"].decode()
+    answer = script.index("# Your answer\n# -----------")
+    stub = script.index(
+        "class Answer(torch.autograd.Function):\n    @staticmethod\n    def forward"
+    )
+    check = script.index("try:\n    check_a(Answer)\nexcept (AssertionError, NotImplementedError)")
+    apart = script.index("# Solution\n# --------")
+    assert answer < stub < check < apart < script.index('"""The answer."""')
+    assert script.rstrip().endswith("check_a(Answer)") and "prove(" not in script
+    assert files["01_answer.py"] == SOLUTION.encode()
+    cells = json.loads(files["01_a.ipynb"])["cells"]
+    assert "".join(cells[0]["source"]).startswith("%pip install")
+    no_dot = "".join(cells[1]["source"])
+    assert 'shutil.which("dot") is None' in no_dot and "for_type(graphviz.Digraph" in no_dot
+    assert "Graphviz's ``dot`` is not installed" in no_dot
+    assert "".join(cells[-1]["source"]) == "check_a(Answer)"
+    without = reader_files(lesson, None, str, Linker({}, {}, {}), tmp_path / "out")
+    assert "# Your answer" not in without["01_a.py"].decode() and "01_answer.py" not in without

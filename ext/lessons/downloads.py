@@ -17,11 +17,15 @@ build's language, and replace the copies:
   the same page;
 * a note after the introduction names what the lesson needs besides PyTorch
   (never torch: the reader has the build they want), from its imports;
+* a lesson with an exercise ends with it as a reader works it: a Function
+  to fill in, a cell that checks it and prints what is wrong, and apart, the
+  solution with its check;
 * the notebook, made by sphinx-gallery's converter as its command
   ``sphinx_gallery_py2jupyter`` does, opens with a ``%pip install`` cell, and
   its roles become links: PyTorch's API to its documentation (the pages'
   intersphinx inventory), a lesson or page to its address under
-  ``html_baseurl``, or without one, a lesson to its notebook next to this one.
+  ``html_baseurl``; without one, a role is plain text. Its prose has no reST
+  left (see :func:`markdown`), and without Graphviz its graphs show as text.
 """
 
 from __future__ import annotations
@@ -137,13 +141,31 @@ def requirements(imported: set[str]) -> list[str]:
 
     torchviz is pinned as the build has it (its only release that draws these
     graphs); setuptools gives it the ``distutils`` that Python 3.12 removed.
-    numpy and setuptools are named without a version: ``pip`` then installs
-    them only where they are missing, and never changes a reader's.
+    numpy is named for every lesson: PyTorch's wheels do not require it, but
+    importing torch without it warns ("Failed to initialize NumPy"). numpy and
+    setuptools are named without a version: ``pip`` then installs them only
+    where they are missing, and never changes a reader's.
     """
     from importlib.metadata import version
 
     needed = [f"torchviz=={version('torchviz')}", "setuptools"] if "torchviz" in imported else []
-    return needed + (["numpy"] if "numpy" in imported else [])
+    return [*needed, "numpy"]
+
+
+def comment_lines(text: str) -> list[str]:
+    """*text* as the ``# `` lines of a text cell: Chinese on one line (as
+    translate_script writes it), else wrapped, an inline literal never broken."""
+    if any(wide(ch) for ch in text):
+        return ["# " + text]
+    atomic = re.sub(r"``[^`]+``", lambda m: m[0].replace(" ", "\0"), text)
+    wrapped = textwrap.wrap(atomic, width=77, break_long_words=False, break_on_hyphens=False)
+    return ["# " + line.replace("\0", " ") for line in wrapped]
+
+
+def text_cell(text: str, title: str = "") -> list[str]:
+    """A sphinx-gallery text cell: an optional section *title*, then *text*."""
+    head = [f"# {title}", "# " + "-" * max(sum(2 if wide(c) else 1 for c in title), 3), "#"]
+    return ["", "# %%", *(head if title else []), *comment_lines(text), ""]
 
 
 def add_note(script: str, needed: list[str], graphs: bool, label: Callable[[str], str]) -> str:
@@ -152,21 +174,39 @@ def add_note(script: str, needed: list[str], graphs: bool, label: Callable[[str]
     of *label*."""
     from ext.translation.theme_labels import GRAPHS_NEED_DOT, NEEDS
 
-    if not needed:
-        return script
     note = label(NEEDS) % ("``pip install " + " ".join(needed) + "``")
     if graphs:  # no space after a full stop such as Chinese 。
         note += ("" if wide(note[-1]) else " ") + label(GRAPHS_NEED_DOT)
-    if any(wide(ch) for ch in note):  # as translate_script writes it: one line
-        text = [note]
-    else:  # wrapped; an inline literal is never broken across lines
-        atomic = re.sub(r"``[^`]+``", lambda m: m[0].replace(" ", "\0"), note)
-        wrapped = textwrap.wrap(atomic, width=77, break_long_words=False, break_on_hyphens=False)
-        text = [line.replace("\0", " ") for line in wrapped]
     lines = script.split("\n")
     end = docstring_lines(lines)[1]
-    cell = ["", "# %%", *("# " + line for line in text)]
-    return "\n".join(lines[: end + 1] + cell + lines[end + 1 :])
+    return "\n".join(lines[: end + 1] + text_cell(note)[:-1] + lines[end + 1 :])
+
+
+# The hidden cell of a lesson with an exercise names its check and the answer's name.
+PROVE = re.compile(r'^prove\((check_\w+), "(\w+)"\)', re.M)
+
+
+def add_workbook(script: str, lesson: str, solution: str, label: Callable[[str], str]) -> str:
+    """*script* ending with its exercise as a reader works it: a Function to
+    fill in, a cell that checks it (printing what is wrong, so that "Run all"
+    goes on), and apart, under its own heading, the *solution* and its check."""
+    from ext.translation.theme_labels import ANSWER, SOLUTION, SOLUTION_APART, WRITE_ANSWER
+
+    check, name = PROVE.search(lesson).groups()
+    method = '    @staticmethod\n    def {}(ctx, {}):\n        raise NotImplementedError("your code here")\n'
+    answer = f"class {name}(torch.autograd.Function):\n" + "\n".join(
+        [method.format("forward", "x"), method.format("backward", "grad_out")]
+    )
+    try_it = (
+        f"try:\n    {check}({name})\nexcept (AssertionError, NotImplementedError) as err:\n"
+        '    print(repr(err))\nelse:\n    print("✓")'
+    )
+    cells = [
+        *text_cell(label(WRITE_ANSWER), label(ANSWER)), answer, "", "# %%", "", try_it,
+        *text_cell(label(SOLUTION_APART), label(SOLUTION)), solution.strip(), "", "# %%", "",
+        f"{check}({name})",
+    ]  # fmt: skip
+    return script.rstrip("\n") + "\n\n" + "\n".join(cells) + "\n"
 
 
 # --------------------------------------------------------------------------
@@ -193,11 +233,11 @@ class Linker:
     baseurl: str = ""
 
     def page(self, docname: str, anchor: str = "") -> str | None:
-        if self.baseurl:
-            url = posixpath.join(self.baseurl, docname + ".html")
-            return url + (f"#{anchor}" if anchor else "")
-        m = re.fullmatch(r"lessons/(\d\d_[^/]+)", docname)
-        return f"{m[1]}.ipynb" if m else None
+        """The page's address on the published site; None without one (a
+        downloaded notebook has no sibling files to link to)."""
+        if not self.baseurl:
+            return None
+        return posixpath.join(self.baseurl, docname + ".html") + (f"#{anchor}" if anchor else "")
 
     def link(self, m: re.Match) -> str:
         explicit = re.fullmatch(r"(?s)(?P<title>.+?)\s*<(?P<target>[^<>]+)>", m["body"])
@@ -239,9 +279,55 @@ def sphinx_linker(app) -> Linker:
 # The files
 
 
-def notebook_json(script: Path, needed: list[str], link: Callable[[str], str]) -> str:
+LIST_TABLE = re.compile(r"^\.\. list-table::.*\n((?:[ \t]*\n|[ \t]+.*\n)*)", re.M)
+
+
+def markdown(text: str, translate: Callable[[str], str]) -> str:
+    """The reST of a text cell made fit for a notebook, which shows no reST:
+    a list-table becomes a Markdown table (its cells translated, as on the
+    page), and an escaped space (``**x**\\ y``, which joins markup to a word)
+    goes, except inside a literal."""
+
+    def table(m: re.Match) -> str:
+        rows: list[list[str]] = []
+        for line in textwrap.dedent(m[1]).splitlines():
+            if line.startswith("* -"):
+                rows.append([line[3:]])
+            elif line.startswith("  -"):
+                rows[-1].append(line[3:])
+            elif line.strip() and not line.startswith(":"):
+                rows[-1][-1] += " " + line
+        cells = [[translate(" ".join(c.split())).replace("|", "\\|") for c in r] for r in rows]
+        lines = ["| " + " | ".join(row) + " |" for row in cells]
+        return "\n".join([lines[0], "|" + "---|" * len(rows[0]), *lines[1:]]) + "\n\n"
+
+    parts = re.split(r"(``[^`]+``)", LIST_TABLE.sub(table, text))
+    return "".join(p if i % 2 else re.sub(r"(?<!\\)\\ ", "", p) for i, p in enumerate(parts))
+
+
+# A notebook's second cell, for a lesson with graphs. Without Graphviz's dot,
+# Jupyter cannot draw a graph and the cell that shows one fails; IPython's
+# documented formatter registry shows it as text instead, so "Run all" goes on.
+NO_DOT_CELL = """import shutil
+
+if shutil.which("dot") is None:
+    import graphviz
+    from IPython import get_ipython
+
+    def graph_as_text(graph):
+        \"\"\"{}\"\"\"
+        return {{"text/plain": graph_as_text.__doc__}}
+
+    formatters = get_ipython().display_formatter
+    formatters.mimebundle_formatter.for_type(graphviz.Digraph, graph_as_text)"""
+
+
+def notebook_json(
+    script: Path, needed: list[str], link: Callable[[str], str], translate, no_dot: str | None
+) -> str:
     """The notebook of *script*, made as sphinx-gallery makes the English one,
-    opening with a cell that installs *needed*, its prose passed through *link*."""
+    opening with a cell that installs *needed* (and, given *no_dot*, the cell
+    that shows graphs as that text without Graphviz), its prose in Markdown."""
     import json
 
     from sphinx_gallery.gen_gallery import DEFAULT_GALLERY_CONF
@@ -249,11 +335,18 @@ def notebook_json(script: Path, needed: list[str], link: Callable[[str], str]) -
     from sphinx_gallery.py_source_parser import split_code_and_text_blocks
 
     _, blocks = split_code_and_text_blocks(script)
-    blocks = [b._replace(content=link(b.content)) if b.type == "text" else b for b in blocks]
-    first = "%pip install " + " ".join(needed) if needed else None
+    blocks = [
+        b._replace(content=link(markdown(b.content, translate))) if b.type == "text" else b
+        for b in blocks
+    ]
+    first = "%pip install " + " ".join(needed)
     notebook = jupyter_notebook(
         blocks, {**DEFAULT_GALLERY_CONF, "first_notebook_cell": first}, script.parent
     )
+    if no_dot is not None:
+        source = NO_DOT_CELL.format(no_dot).splitlines(keepends=True)
+        cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": []}
+        notebook["cells"].insert(1, {**cell, "source": source})
     return json.dumps(notebook, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -268,25 +361,42 @@ def zip_bytes(files: dict[str, bytes]) -> bytes:
     return buf.getvalue()
 
 
-def reader_files(script: Path, translate, label, link, tmp: Path) -> dict[str, bytes]:
-    """The .py, .ipynb and .zip of one lesson as a reader downloads them;
-    *translate* is None in the source language."""
-    source = reader_script(script.read_text(encoding="utf-8"))
+def reader_files(
+    script: Path, translate, label, link, tmp: Path, solution: Path | None = None
+) -> dict[str, bytes]:
+    """The .py, .ipynb and .zip of one lesson as a reader downloads them, and
+    its exercise's *solution*; *translate* is None in the source language."""
+    from ext.translation.theme_labels import NO_DOT
+
+    lesson = script.read_text(encoding="utf-8")
+    source = reader_script(lesson)
     imported = imported_modules(source)
     needed = requirements(imported)
+    files: dict[str, bytes] = {}
     if translate is not None:
         # The comments and docstrings in the code, as on the page: the prose
         # is translated by now, so only the code's English texts can match.
         source = code_comments.translate(translate_script(source, translate), translate)
     text = add_note(source, needed, "torchviz" in imported, label)
+    if solution is not None:
+        code = solution.read_text(encoding="utf-8")
+        if translate is not None:
+            code = code_comments.translate(code, translate)
+        files[solution.name] = code.encode()
+        text = add_workbook(text, lesson, code, label)
     copy = tmp / script.name
     copy.write_text(text, encoding="utf-8")
-    files = {
-        script.name: text.encode(),
-        f"{script.stem}.ipynb": notebook_json(copy, needed, link).encode(),
-    }
-    files[f"{script.stem}.zip"] = zip_bytes(files)
+    no_dot = label(NO_DOT) if "torchviz" in imported else None
+    notebook = notebook_json(copy, needed, link, translate or (lambda s: s), no_dot)
+    files |= {script.name: text.encode(), f"{script.stem}.ipynb": notebook.encode()}
+    files[f"{script.stem}.zip"] = zip_bytes(
+        {k: v for k, v in files.items() if k != solution_name(solution)}
+    )
     return files
+
+
+def solution_name(solution: Path | None) -> str | None:
+    return solution.name if solution is not None else None
 
 
 def replace_downloads(app, exception) -> None:
@@ -309,13 +419,8 @@ def replace_downloads(app, exception) -> None:
             if app.config.language != SOURCE_LANGUAGE:
                 # The catalog of the lesson's page, as Sphinx compiled it for the page.
                 translate = init([LOCALE], app.config.language, f"lessons/{script.stem}")[0].gettext
-            files = reader_files(script, translate, label, link, Path(tmp))
             solution = solution_file(f"lessons/{script.stem}")
-            if solution is not None:
-                code = solution.read_text(encoding="utf-8")
-                if translate is not None:
-                    code = code_comments.translate(code, translate)
-                files[solution.name] = code.encode()
+            files = reader_files(script, translate, label, link, Path(tmp), solution)
             for name, data in files.items():
                 for target in (Path(app.outdir) / "_downloads").glob(f"*/{name}"):
                     if target.read_bytes() != data:

@@ -38,8 +38,28 @@ DESCRIPTION = (  # ext/pages/meta.py, for a page with no paragraph of its own
     "Lessons on PyTorch custom autograd Functions that support double backward, "
     "each executed when the site is built."
 )
+# The exercise of a downloaded lesson, as a reader works it (ext/lessons/downloads.py).
+ANSWER = "Your answer"
+WRITE_ANSWER = (
+    "Write your Function in the next cell, in place of each ``raise "
+    "NotImplementedError``, then run the cell after it: it prints ✓ when your "
+    "Function is right, and otherwise what is wrong."
+)
+SOLUTION = "Solution"
+SOLUTION_APART = (
+    "One right answer, checked by the same function. It is kept apart from the "
+    "exercise: try the exercise first."
+)
+NO_DOT = (
+    "Graphviz's ``dot`` is not installed, so this notebook shows each graph as "
+    "text. To draw them, install it (``sudo apt-get install graphviz``, ``brew "
+    "install graphviz`` or ``conda install graphviz``) and run the notebook again."
+)
 TOGGLE = "Toggle navigation of %s"  # Furo's
-SITE_STRINGS = (EXECUTED, NEEDS, GRAPHS_NEED_DOT, DESCRIPTION, TOGGLE)
+SITE_STRINGS = (
+    EXECUTED, NEEDS, GRAPHS_NEED_DOT, DESCRIPTION, ANSWER, WRITE_ANSWER, SOLUTION,
+    SOLUTION_APART, NO_DOT, TOGGLE,
+)  # fmt: skip
 
 
 def add_messages(app) -> None:
