@@ -5,6 +5,9 @@ page's language, and a notebook's roles become Markdown links.
 
 from __future__ import annotations
 
+import pytest
+from conftest import LANGUAGES, LESSONS
+
 LESSON = '''r"""
 .. _lesson-a:
 
@@ -143,3 +146,26 @@ def test_an_exercise_is_a_workbook(tmp_path):
     assert "".join(cells[-1]["source"]) == "check_a(Answer)"
     without = reader_files(lesson, None, str, Linker({}, {}, {}), tmp_path / "out")
     assert "# Your answer" not in without["01_a.py"].decode() and "01_answer.py" not in without
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_lesson_page_names_what_it_needs_and_offers_its_downloads_at_its_top(site, lang):
+    """Under the title, the packages the lesson's notebook installs (and
+    Graphviz with its graphs), and the same three files as the page's footer."""
+    import json
+    import re
+
+    for lesson in LESSONS:
+        page = (site.html / lang / "lessons" / f"{lesson.stem}.html").read_text(encoding="utf-8")
+        top = re.search(r'<p class="lesson-needs">(.*?)</p>', page)
+        assert top and top.start() < page.index("<h2"), lesson.stem
+        links = re.findall(r'href="([^"]+)"', top[1])
+        footer = page[page.index("sphx-glr-footer") :]
+        assert [s.rsplit(".", 1)[1] for s in links] == ["ipynb", "py", "zip"], links
+        assert all(f'href="{link}"' in footer for link in links), lesson.stem
+        notebook = json.loads((site.html / lang / "lessons" / links[0]).read_text("utf-8"))
+        pip = "".join(notebook["cells"][0]["source"]).split()[2:]
+        named = {re.split("[=<>]", req)[0] for req in pip} - {"setuptools"}
+        shown = re.sub(r"<[^>]+>", "", top[1])
+        assert all(name in shown for name in named), (lesson.stem, named, shown)
+        assert ("Graphviz" in shown) == ("torchviz" in named), lesson.stem

@@ -52,7 +52,10 @@ def run_date(epoch: int) -> str:
 
 
 def add_run_line(app, docname: str, source: list[str]) -> None:
-    """Put the ``lesson-run`` directive under the title of a lesson's page."""
+    """Put the ``lesson-run`` directive under the title of a lesson's page,
+    with what the lesson needs besides PyTorch (as its downloads say)."""
+    from ext.lessons.downloads import imported_modules, reader_script, requirements
+
     m = re.fullmatch(r"lessons/(\d\d_[^/]+)", docname)
     if not m:
         return
@@ -62,26 +65,51 @@ def add_run_line(app, docname: str, source: list[str]) -> None:
     title = _TITLE.search(source[0])
     if run is None or title is None:
         return
-    line = f"\n.. lesson-run:: {run['torch']} {run_date(int(run['epoch']))}\n\n"
+    imported = imported_modules(reader_script((lessons / f"{m[1]}.py").read_text("utf-8")))
+    needs = [r.split("=")[0] for r in requirements(imported) if r != "setuptools"]
+    needs += ["Graphviz"] if "torchviz" in imported else []
+    line = f"\n.. lesson-run:: {run['torch']} {run_date(int(run['epoch']))} {' '.join(needs)}\n\n"
     source[0] = source[0][: title.end()] + line + source[0][title.end() :]
 
 
 class lesson_run(nodes.General, nodes.Element):
-    """The line that names the PyTorch that executed a lesson, and the day."""
+    """The lines that name the PyTorch that executed a lesson, and the day;
+    what it needs, and its downloads."""
 
 
 class LessonRun(SphinxDirective):
     required_arguments = 2  # PyTorch's version, the date
+    optional_arguments = 10  # what the lesson needs besides PyTorch
 
     def run(self):
-        return [lesson_run("", torch=self.arguments[0], date=self.arguments[1])]
+        torch, date, *needs = self.arguments
+        stem = Path(self.env.docname).name
+        return [lesson_run("", torch=torch, date=date, needs=needs, stem=stem)]
 
 
 def visit_lesson_run(self, node: lesson_run) -> None:
-    from ext.translation.theme_labels import EXECUTED, label
+    """The run line, then "Needs ... · Download: .ipynb · .py · .zip", the
+    downloads being the files sphinx-gallery's footer offers at the end."""
+    from urllib.parse import quote
+
+    from ext.translation.theme_labels import DOWNLOAD, EXECUTED, NEEDS_LINE, label
 
     text = label(EXECUTED) % (node["torch"], node["date"])
     self.body.append(f'<p class="lesson-run">{self.encode(text)}</p>\n')
+    sentence = label(NEEDS_LINE)
+    needs = sentence % ("、" if sentence[0] > "\u3000" else ", ").join(["PyTorch", *node["needs"]])
+    links = []
+    for suffix in (".ipynb", ".py", ".zip"):
+        name = f"lessons/{node['stem']}{suffix}"
+        dest = self.builder.env.dlfiles.get(Path(name), (None, None))[1]
+        if dest:
+            href = f"{self.builder.dlpath}/{quote(str(dest))}"
+            links.append(f'<a class="reference download" href="{href}" download="">{suffix}</a>')
+    self.body.append(
+        f'<p class="lesson-needs">{self.encode(needs)} · {self.encode(label(DOWNLOAD))} '
+        + " · ".join(links)
+        + "</p>\n"
+    )
     raise nodes.SkipNode
 
 

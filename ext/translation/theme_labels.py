@@ -25,6 +25,8 @@ label = get_translation("sphinx")  # a msgid in the build's language
 
 # The site's own sentences; "%s" is a value (version, date, command).
 EXECUTED = "Executed with PyTorch %s on %s."  # ext/lessons/provenance.py
+NEEDS_LINE = "Needs %s"  # …and under it: the packages (names), then the downloads
+DOWNLOAD = "Download:"
 NEEDS = (  # ext/lessons/downloads.py, atop a downloaded lesson
     "Besides PyTorch, this lesson needs the packages that %s installs; in a "
     "notebook, the first cell runs it."
@@ -57,7 +59,7 @@ NO_DOT = (
 )
 TOGGLE = "Toggle navigation of %s"  # Furo's
 SITE_STRINGS = (
-    EXECUTED, NEEDS, GRAPHS_NEED_DOT, DESCRIPTION, ANSWER, WRITE_ANSWER, SOLUTION,
+    EXECUTED, NEEDS_LINE, DOWNLOAD, NEEDS, GRAPHS_NEED_DOT, DESCRIPTION, ANSWER, WRITE_ANSWER, SOLUTION,
     SOLUTION_APART, NO_DOT, TOGGLE,
 )  # fmt: skip
 
