@@ -93,7 +93,7 @@ assert all(g is not None for g in eager)
 # ``.backward()`` or by :func:`torch.autograd.grad`.
 
 BACKEND = "aot_eager_decomp_partition"
-compiled = torch.compile(critic, backend=BACKEND)
+compiled = torch.compile(critic, backend=BACKEND, dynamic=False)
 messages = []
 for second_pass in (lambda: penalty(compiled).backward(), lambda: penalty_grads(compiled)):
     try:
@@ -210,7 +210,7 @@ cases = {
 }
 raised, requires, compiled_fs = [], [], {}
 for name, (f, backend, what, check) in cases.items():
-    compiled_f = compiled_fs[name] = torch.compile(f, backend=backend)
+    compiled_f = compiled_fs[name] = torch.compile(f, backend=backend, dynamic=False)
     out = compiled_f(x)
     saved = out.grad_fn.saved_tensors
     assert check(saved, out)
@@ -302,7 +302,7 @@ assert outcomes[2] == outcomes[3] == expected
 
 
 def after_ordinary_backward(fresh):
-    compiled_fresh = torch.compile(fresh, backend=BACKEND)
+    compiled_fresh = torch.compile(fresh, backend=BACKEND, dynamic=False)
     torch.autograd.grad(compiled_fresh(x).sum(), x)  # as in a training step
     try:
         return h_second(compiled_fresh).tolist()
@@ -390,21 +390,17 @@ dynamo_only = penalty_grads(torch.compile(critic, backend="eager"))
 own_backend = penalty_grads(torch.compile(critic, backend=as_captured))
 
 
-def functional_penalty(model, params, x_hat):
-    def score(x):
-        return torch.func.functional_call(model, params, (x,)).sum()
-
-    grad = torch.func.grad(score)(x_hat)
+def functional_penalty(model, x_hat):
+    grad = torch.func.grad(lambda x: model(x).sum())(x_hat)
     return ((grad.norm(dim=1) - 1) ** 2).mean()
 
 
 def inner_grads(model):
     """The penalty's gradients, with torch.func.grad inside the compiled function."""
-    params = dict(model.named_parameters())
     x_hat = mix * real + (1 - mix) * fake
-    value = torch.compile(functional_penalty, backend=BACKEND)(model, params, x_hat)
+    value = torch.compile(functional_penalty, backend=BACKEND, dynamic=False)(model, x_hat)
     assert torch.allclose(value, penalty(critic))
-    return torch.autograd.grad(value, list(params.values()), allow_unused=True)
+    return torch.autograd.grad(value, list(model.parameters()), allow_unused=True)
 
 
 inner = inner_grads(critic)

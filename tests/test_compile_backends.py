@@ -236,11 +236,19 @@ ACTIVATIONS = {
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("activation", list(ACTIVATIONS))
-def test_func_grad_inside_the_compiled_function(activation, backend):
+@pytest.mark.parametrize("call", ["module", "functional_call"])
+def test_func_grad_inside_the_compiled_function(call, activation, backend):
+    """As in the lesson, torch.func.grad of the model itself, whose parameters
+    are differentiated outside (call="module"); and of functional_call, with
+    the parameters passed to the compiled function."""
     critic = Critic()
     layer, expected = ACTIVATIONS[activation]
     model = nn.Sequential(critic.model[0], layer(), critic.model[2])
     params = dict(model.named_parameters())
+
+    def module_penalty(model, x_hat):
+        grad = torch.func.grad(lambda x: model(x).sum())(x_hat)
+        return ((grad.norm(dim=1) - 1) ** 2).mean()
 
     def functional_penalty(params, x_hat):
         def score(x):
@@ -249,11 +257,20 @@ def test_func_grad_inside_the_compiled_function(activation, backend):
         grad = torch.func.grad(score)(x_hat)
         return ((grad.norm(dim=1) - 1) ** 2).mean()
 
+    penalty, first = {
+        "module": (module_penalty, model),
+        "functional_call": (functional_penalty, params),
+    }[call]
     eager = critic.penalty_grads(critic.model)
-    compiled = torch.compile(functional_penalty, backend=backend)
+    value = penalty(first, critic.x_hat())
+    assert torch.allclose(value, critic.penalty(critic.model))
+    # In eager mode, torch.func.grad gives eager mode's gradients: the
+    # difference below is the compiled function's.
+    eager_grads = torch.autograd.grad(value, list(params.values()))
+    assert all(torch.allclose(g, e) for g, e in zip(eager_grads, eager, strict=True))
+    compiled = torch.compile(penalty, backend=backend)
     grads = torch.autograd.grad(
-        compiled(params, critic.x_hat()), list(params.values()), allow_unused=True
+        compiled(first, critic.x_hat()), list(params.values()), allow_unused=True
     )
-    assert torch.allclose(functional_penalty(params, critic.x_hat()), critic.penalty(critic.model))
     same = [None if g is None else torch.allclose(g, e) for g, e in zip(grads, eager, strict=True)]
     assert same == expected
