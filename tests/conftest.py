@@ -8,6 +8,7 @@ tinybuild does it.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -62,14 +63,23 @@ def require(available: bool, what: str, install: str) -> None:
     pytest.skip(message)
 
 
-def no_network() -> list[str]:
-    """The prefix that runs a command with no network (``unshare -n``, which
-    needs root), or a skip (a fail in CI) where it is not permitted."""
-    allowed = (
+@functools.cache
+def unshare_permitted() -> bool:
+    """Whether this machine lets a command run with no network (``unshare -n``,
+    which needs root)."""
+    return bool(
         shutil.which("unshare")
         and not subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode
     )
-    require(bool(allowed), "`unshare -n` (run without network; needs root)", "sudo make test")
+
+
+NO_NETWORK = ("`unshare -n` (run without network; needs root)", "sudo make test")
+
+
+def no_network() -> list[str]:
+    """The prefix that runs a command with no network, or a skip (a fail in
+    CI) where it is not permitted."""
+    require(unshare_permitted(), *NO_NETWORK)
     return ["unshare", "-n"]
 
 
@@ -105,6 +115,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 class Site:
     root: Path
     log: str
+    offline: bool = False  # built with no network at all
 
     @property
     def html(self) -> Path:
@@ -114,14 +125,24 @@ class Site:
         base = self.html / lang
         return sorted(p for p in base.rglob("*.html") if "_static" not in p.parts)
 
+    def download(self, lang: str, lesson: Path, suffix: str) -> Path:
+        """The file a lesson's page offers for download (.py, .ipynb, .zip)."""
+        folder = self.html / lang / "lessons"
+        page = (folder / f"{lesson.stem}.html").read_text(encoding="utf-8")
+        m = re.search(rf'href="([^"]*{lesson.stem}{suffix})"', page)
+        assert m, f"{lang}/{lesson.stem}: no {suffix} download"
+        return folder / m[1]
+
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Site:
-    """The whole site, built once from a clean copy with `make html`."""
+    """The whole site, built once from a clean copy with `make html`, with no
+    network where this machine permits it (tests/test_build.py asserts it)."""
     root = copy_project(tmp_path_factory.mktemp("site"))
-    run = make(root, "html")
+    offline = unshare_permitted()
+    run = make(root, "html", prefix=["unshare", "-n"] if offline else [])
     assert run.returncode == 0, run.output
-    return Site(root, run.output)
+    return Site(root, run.output, offline)
 
 
 @pytest.hookimpl(wrapper=True)
