@@ -1,5 +1,5 @@
-"""Shared fixtures: a copy of the project, built once per test session, and
-the run of each lesson's notebook.
+"""Shared fixtures: a copy of the project, built once per test session; the
+run of each lesson's notebook; the built site served to Chromium.
 
 Tests never build inside the working tree. Each build happens in a temporary
 copy of the project's files (what git tracks, plus new files not ignored),
@@ -12,11 +12,13 @@ tests/test_functions.py both read).
 from __future__ import annotations
 
 import functools
+import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -255,6 +257,57 @@ def notebooks_early(request):
             needed |= stems or {p.stem for p in LESSONS}
     if needed:
         request.getfixturevalue("notebook_run").start([p for p in LESSONS if p.stem in needed])
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A browser that leaves a page drops what it was still fetching (a
+        search's summaries of the pages it found): nothing to report."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+def serve(folder: Path, handler=Quiet):
+    """Serve *folder* on 127.0.0.1 until the generator is closed; yield its address."""
+    httpd = Server(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    """The built site on 127.0.0.1 (tests/test_publishing.py serves its own)."""
+    yield from serve(site.html)
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, driven by Playwright (tests/test_browser.py)."""
+    require(Path(CHROMIUM).exists(), CHROMIUM, "sudo apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
 
 
 @pytest.hookimpl(wrapper=True)
