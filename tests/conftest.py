@@ -1,18 +1,25 @@
-"""Shared fixtures: a copy of the project, built once per test session.
+"""Shared fixtures: a copy of the project, built once per test session; the
+run of each lesson's notebook; the built site served to Chromium.
 
 Tests never build inside the working tree. Each build happens in a temporary
 copy of the project's files (what git tracks, plus new files not ignored),
 using the project's own virtual environment, the way sphinx-gallery's
-tinybuild does it.
+tinybuild does it. A lesson executes twice in a session: in the site's build,
+and as its downloaded notebook (which tests/test_notebooks.py and
+tests/test_functions.py both read).
 """
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +29,7 @@ from ext import ROOT
 from tools import workspace
 
 VENV = Path(sys.prefix)
+TESTS = Path(__file__).resolve().parent
 LESSONS = sorted(ROOT.glob("gallery/[0-9][0-9]_*.py"))
 # The site's languages, from the one line that lists them (the Makefile's).
 LANGUAGES = re.search(r"^LANGUAGES := (.+)$", (ROOT / "Makefile").read_text(), re.M)[1].split()
@@ -62,14 +70,23 @@ def require(available: bool, what: str, install: str) -> None:
     pytest.skip(message)
 
 
-def no_network() -> list[str]:
-    """The prefix that runs a command with no network (``unshare -n``, which
-    needs root), or a skip (a fail in CI) where it is not permitted."""
-    allowed = (
+@functools.cache
+def unshare_permitted() -> bool:
+    """Whether this machine lets a command run with no network (``unshare -n``,
+    which needs root)."""
+    return bool(
         shutil.which("unshare")
         and not subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode
     )
-    require(bool(allowed), "`unshare -n` (run without network; needs root)", "sudo make test")
+
+
+NO_NETWORK = ("`unshare -n` (run without network; needs root)", "sudo make test")
+
+
+def no_network() -> list[str]:
+    """The prefix that runs a command with no network, or a skip (a fail in
+    CI) where it is not permitted."""
+    require(unshare_permitted(), *NO_NETWORK)
     return ["unshare", "-n"]
 
 
@@ -105,6 +122,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 class Site:
     root: Path
     log: str
+    offline: bool = False  # built with no network at all
 
     @property
     def html(self) -> Path:
@@ -114,14 +132,182 @@ class Site:
         base = self.html / lang
         return sorted(p for p in base.rglob("*.html") if "_static" not in p.parts)
 
+    def download(self, lang: str, lesson: Path, suffix: str) -> Path:
+        """The file a lesson's page offers for download (.py, .ipynb, .zip)."""
+        folder = self.html / lang / "lessons"
+        page = (folder / f"{lesson.stem}.html").read_text(encoding="utf-8")
+        m = re.search(rf'href="([^"]*{lesson.stem}{suffix})"', page)
+        assert m, f"{lang}/{lesson.stem}: no {suffix} download"
+        return folder / m[1]
+
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Site:
-    """The whole site, built once from a clean copy with `make html`."""
+    """The whole site, built once from a clean copy with `make html`, with no
+    network where this machine permits it (tests/test_build.py asserts it)."""
     root = copy_project(tmp_path_factory.mktemp("site"))
-    run = make(root, "html")
+    offline = unshare_permitted()
+    run = make(root, "html", prefix=["unshare", "-n"] if offline else [])
     assert run.returncode == 0, run.output
-    return Site(root, run.output)
+    return Site(root, run.output, offline)
+
+
+@dataclass
+class NotebookRun:
+    """A lesson's notebook after a reader's run, and what tests/test_functions.py
+    then found, in the same kernel, of the Functions the lesson defined."""
+
+    cells: list  # the notebook's code cells, with their outputs
+    functions: dict  # tests/test_functions.py's report()
+    error: str | None = None  # why the reader's run stopped, if it did
+
+
+# Run in the kernel after the lesson's last cell, on what the reader's run
+# defined: the checks of tests/test_functions.py.
+CHECK_FUNCTIONS = """\
+import sys
+sys.path[:0] = [{root!r}, {tests!r}]
+from IPython.display import display
+from test_functions import report
+display({{"application/json": report(globals(), {stem!r})}}, raw=True)
+"""
+
+
+def run_notebook(notebook: Path, stem: str) -> NotebookRun:
+    """Run *notebook* top to bottom, in a fresh Jupyter kernel (nbclient and
+    ipykernel, as Jupyter runs it), from its folder; then, in the same kernel,
+    the checks of tests/test_functions.py on lesson *stem*'s Functions."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(notebook, as_version=4)
+    check = nbformat.v4.new_code_cell(
+        CHECK_FUNCTIONS.format(root=str(ROOT), tests=str(TESTS), stem=stem)
+    )
+    nb.cells.append(check)
+    client = NotebookClient(
+        nb,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(notebook.parent)}},
+        shutdown_kernel="immediate",  # once it has run: a kernel with torch exits slowly
+    )
+    error = None
+    # The kernel's own log (not the cells' output) goes to a file: the
+    # notebook runs beside other tests, whose output it would interleave.
+    with open(notebook.parent.with_suffix(".kernel.log"), "w") as log:
+        try:
+            client.execute(stdout=log, stderr=log)
+        except CellExecutionError as exc:  # names the cell that failed, and why
+            error = str(exc)
+        except Exception as exc:  # the kernel died: its log says why
+            error = f"{exc!r}; the kernel's log: {log.name}"
+    nb.cells.remove(check)
+    found = [o.data["application/json"] for o in check.outputs if "data" in o]
+    if any(o.output_type == "error" for o in check.outputs):
+        found, error = [{"error": error}], None  # the lesson ran; the checks did not
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    return NotebookRun(code, found[0] if found else {}, error)
+
+
+class NotebookRuns:
+    """The runs of the lessons' downloaded English notebooks, each from a
+    folder that holds nothing but that notebook, one kernel at a time in a
+    thread beside the tests: started by :meth:`start`, waited for by calling."""
+
+    def __init__(self, site: Site, tmp_path_factory):
+        self.site, self.tmp = site, tmp_path_factory
+        self.pool = ThreadPoolExecutor(max_workers=1)
+        self.runs: dict[Path, Future] = {}
+
+    def start(self, lessons: list[Path]) -> None:
+        for lesson in lessons:
+            if lesson not in self.runs:
+                folder = self.tmp.mktemp(lesson.stem)
+                notebook = shutil.copy(self.site.download(LANGUAGES[0], lesson, ".ipynb"), folder)
+                self.runs[lesson] = self.pool.submit(run_notebook, Path(notebook), lesson.stem)
+
+    def __call__(self, lesson: Path) -> NotebookRun:
+        self.start([lesson])
+        return self.runs[lesson].result()
+
+
+@pytest.fixture(scope="session")
+def notebook_run(site, tmp_path_factory):
+    """How a test gets a lesson's notebook run (tests/test_notebooks.py) and
+    the checks of its Functions (tests/test_functions.py). Each lesson runs
+    once here, once in the site's build, and nowhere else."""
+    runs = NotebookRuns(site, tmp_path_factory)
+    yield runs
+    runs.pool.shutdown(cancel_futures=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def notebooks_early(request):
+    """Start the notebooks that the collected tests need as soon as the
+    session starts: a kernel then runs while the other tests wait on a build
+    or on the browser, and the machine's second core is not left idle."""
+    needed = set()
+    for item in request.session.items:
+        if "notebook_run" in item.fixturenames:
+            params = item.callspec.params.values() if hasattr(item, "callspec") else ()
+            stems = {v.stem for v in params if isinstance(v, Path)}
+            stems |= {v[0] for v in params if isinstance(v, tuple)}  # (lesson, Function)
+            needed |= stems or {p.stem for p in LESSONS}
+    if needed:
+        request.getfixturevalue("notebook_run").start([p for p in LESSONS if p.stem in needed])
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A browser that leaves a page drops what it was still fetching (a
+        search's summaries of the pages it found): nothing to report."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+def serve(folder: Path, handler=Quiet):
+    """Serve *folder* on 127.0.0.1 until the generator is closed; yield its address."""
+    httpd = Server(("127.0.0.1", 0), functools.partial(handler, directory=str(folder)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    """The built site on 127.0.0.1 (tests/test_publishing.py serves its own)."""
+    yield from serve(site.html)
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, driven by Playwright (tests/test_browser.py)."""
+    require(Path(CHROMIUM).exists(), CHROMIUM, "sudo apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,12 +1,16 @@
 """Every custom Function a lesson defines, checked again on several shapes.
 
 A lesson checks its Functions on the inputs it shows. Here each one is
-loaded from its lesson and checked with gradcheck and gradgradcheck, in
-float64, on a scalar, a vector and a batched matrix (or the shapes that the
-Function is written for). A Function that a lesson presents as broken must
-still fail gradgradcheck on every shape (or gradcheck, if its first derivative
-is the one that is wrong); one written for a single rank of input must say so
-with an assertion.
+checked with gradcheck and gradgradcheck, in float64, on a scalar, a vector
+and a batched matrix (or the shapes that the Function is written for). A
+Function that a lesson presents as broken must still fail gradgradcheck on
+every shape (or gradcheck, if its first derivative is the one that is wrong);
+one written for a single rank of input must say so with an assertion.
+
+The checks run where the Functions are: in the Jupyter kernel that has just
+run the lesson's notebook as a reader would (conftest.py's ``notebook_run``,
+which tests/test_notebooks.py reads too), by :func:`report` below. So a
+lesson executes once for both.
 
 The table below must name every Function in every lesson: a new Function
 without a row fails ``test_every_function_is_in_the_table``.
@@ -14,10 +18,8 @@ without a row fails ``test_every_function_is_in_the_table``.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import runpy
-from functools import cache
+import traceback
 
 import pytest
 import torch
@@ -261,31 +263,6 @@ RANK_ONLY = {
 }
 
 
-@cache
-def namespace(stem: str) -> dict:
-    """Run a lesson once and keep what it defined (its output is not needed)."""
-    path = next(p for p in LESSONS if p.stem == stem)
-    with contextlib.redirect_stdout(io.StringIO()):
-        return runpy.run_path(str(path), run_name="lesson")
-
-
-def functions_in(stem: str) -> set[str]:
-    return {
-        name
-        for name, value in namespace(stem).items()
-        if isinstance(value, type)
-        and issubclass(value, torch.autograd.Function)
-        and value.__module__ == "lesson"
-        and value.__name__ == name  # defined here, not a loop variable
-    }
-
-
-@pytest.mark.parametrize("lesson", LESSONS, ids=[p.stem for p in LESSONS])
-def test_every_function_is_in_the_table(lesson):
-    listed = {name for (stem, name) in TABLE if stem == lesson.stem}
-    assert functions_in(lesson.stem) == listed
-
-
 def inputs(shapes, seed):
     gen = torch.Generator().manual_seed(seed)
     return tuple(
@@ -294,42 +271,109 @@ def inputs(shapes, seed):
     )
 
 
-CHECKED = [(key, spec) for key, spec in TABLE.items() if spec[0] != DEMO]
-
-
-@pytest.mark.parametrize(("key", "spec"), CHECKED, ids=[f"{s}.{n}" for (s, n), _ in CHECKED])
-def test_function_on_several_shapes(key, spec):
-    expect, build, all_shapes = spec
-    fn = build(namespace(key[0]))
+def check(fn, expect, all_shapes):
+    """Raise AssertionError unless *fn* passes (or, as *expect* says, fails)
+    gradcheck and gradgradcheck on every shape."""
     for seed, shapes in enumerate(all_shapes):
         args = inputs(shapes, seed)
         if expect == WRONG:
-            with pytest.raises(GradcheckError):
-                gradcheck(fn, args)
+            assert fails(gradcheck, fn, args), f"{shapes}: gradcheck passes a wrong derivative"
             continue
         assert gradcheck(fn, args), shapes
         if expect == DOUBLE:
             assert gradgradcheck(fn, args), shapes
         else:
-            with pytest.raises(GradcheckError):
-                gradgradcheck(fn, args)
+            assert fails(gradgradcheck, fn, args), f"{shapes}: gradgradcheck passes"
+
+
+def fails(checker, fn, args) -> bool:
+    try:
+        checker(fn, args)
+    except GradcheckError:
+        return True
+    return False
+
+
+def report(namespace: dict, stem: str) -> dict:
+    """What the lesson *stem* left in *namespace* (a kernel's globals): the
+    Functions it defined, and for each row of the tables, None if it passes
+    its checks, else the traceback. Runs in the kernel; returns JSON."""
+    exercise = {name for solution, name in SOLUTIONS if solution[:2] == stem[:2]}
+    defined = sorted(
+        name
+        for name, value in namespace.items()
+        if isinstance(value, type)
+        and issubclass(value, torch.autograd.Function)
+        and value.__module__ == namespace["__name__"]
+        and value.__name__ == name  # defined here, not a loop variable
+        and name not in exercise  # the notebook ends with the exercise's solution
+    )
+    checked, rank_only = {}, {}
+    for (lesson, name), (expect, build, all_shapes) in TABLE.items():
+        if lesson == stem and expect != DEMO:
+            checked[name] = outcome(
+                lambda b, e, s: check(b(namespace), e, s), build, expect, all_shapes
+            )
+    for (lesson, name), shapes in RANK_ONLY.items():
+        if lesson == stem:
+            rank_only[name] = outcome(
+                lambda b, s: rejects(b(namespace), s), TABLE[lesson, name][1], shapes
+            )
+    return {"defined": defined, "checked": checked, "rank_only": rank_only}
+
+
+def rejects(fn, shapes):
+    try:
+        fn(*inputs(shapes, 0))
+    except AssertionError as exc:
+        assert "takes" in str(exc), exc
+        return
+    raise AssertionError(f"accepts inputs of shapes {shapes}")
+
+
+def outcome(checks, *args) -> str | None:
+    """None if ``checks(*args)`` passes, else its traceback."""
+    try:
+        checks(*args)
+    except Exception:
+        return traceback.format_exc()
+    return None
+
+
+def ran(notebook_run, stem: str) -> dict:
+    """The report of the kernel that ran lesson *stem*'s notebook."""
+    run = notebook_run(next(p for p in LESSONS if p.stem == stem))
+    assert run.error is None, f"the notebook stopped (tests/test_notebooks.py):\n{run.error}"
+    assert "error" not in run.functions, run.functions.get("error")
+    return run.functions
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[p.stem for p in LESSONS])
+def test_every_function_is_in_the_table(notebook_run, lesson):
+    listed = {name for (stem, name) in TABLE if stem == lesson.stem}
+    assert set(ran(notebook_run, lesson.stem)["defined"]) == listed
+
+
+CHECKED = [(key, spec) for key, spec in TABLE.items() if spec[0] != DEMO]
+
+
+@pytest.mark.parametrize("key", [k for k, _ in CHECKED], ids=[f"{s}.{n}" for (s, n), _ in CHECKED])
+def test_function_on_several_shapes(notebook_run, key):
+    problem = ran(notebook_run, key[0])["checked"][key[1]]
+    assert problem is None, problem
 
 
 @pytest.mark.parametrize("key", list(RANK_ONLY), ids=[f"{s}.{n}" for s, n in RANK_ONLY])
-def test_a_function_for_one_rank_rejects_the_others(key):
-    fn = TABLE[key][1](namespace(key[0]))
-    with pytest.raises(AssertionError, match="takes"):
-        fn(*inputs(RANK_ONLY[key], 0))
+def test_a_function_for_one_rank_rejects_the_others(notebook_run, key):
+    problem = ran(notebook_run, key[0])["rank_only"][key[1]]
+    assert problem is None, problem
 
 
 @pytest.mark.parametrize("key", list(SOLUTIONS), ids=[f"{s}.{n}" for s, n in SOLUTIONS])
 def test_every_solution_is_right_on_several_shapes(key):
     path = LESSONS[0].parent / "solutions" / f"{key[0]}.py"
     fn = SOLUTIONS[key](runpy.run_path(str(path)))
-    shapes = PAIR if key[1] == "ExpNumpyGrad" else UNARY
-    for seed, shape in enumerate(shapes):
-        args = inputs(shape, seed)
-        assert gradcheck(fn, args) and gradgradcheck(fn, args), shape
+    check(fn, DOUBLE, PAIR if key[1] == "ExpNumpyGrad" else UNARY)
 
 
 def test_the_table_of_solutions_is_complete():
@@ -352,7 +396,4 @@ def test_the_summarys_skeleton_runs_and_is_right_on_several_shapes():
     (code,) = re.findall(r"^```python\n(.*?)^```$", page, flags=re.S | re.M)
     skeleton = {}
     exec(compile(code, "docs/summary.md", "exec"), skeleton)  # its own asserts run too
-    for seed, shapes in enumerate(UNARY):
-        args = inputs(shapes, seed)
-        assert gradcheck(skeleton["Cube"].apply, args), shapes
-        assert gradgradcheck(skeleton["Cube"].apply, args), shapes
+    check(skeleton["Cube"].apply, DOUBLE, UNARY)

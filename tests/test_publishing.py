@@ -4,35 +4,36 @@ The site is built a second time (the lessons are not run again) with
 ``SITE_URL=https://example.org/double-backward/``, as a fork named
 double-backward is published on GitHub Pages, and served on 127.0.0.1 under
 ``/double-backward/`` only: a request outside that folder gets 404, as on
-GitHub Pages. The parts of test_browser.py's tour that depend on where the
-site lives (the landing page, the language switcher, search) are imported
-below, so pytest collects them here too, where ``server`` is the sub-path
-server; every kind of page is loaded under it once per language. The tour's
-sweeps over every page run once, in test_browser.py.
+GitHub Pages. Under it, each kind of page is loaded once per language, and
+what depends on where the site lives is tried there: the landing page's
+redirect, the downloads, search, the language switcher. The sweeps over every
+page run once, in tests/test_browser.py and tests/test_reader.py.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import threading
 import urllib.request
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-import test_browser
-from conftest import LANGUAGES, LESSONS, ROOT, Site, build_env, copy_project, make, no_network
-from test_browser import (  # noqa: F401 (collected here too, with this module's server)
-    test_landing_page_sends_the_reader_to_their_language,
-    test_search_box_finds_the_lessons,
-    test_switcher_round_trip_on_a_lesson,
+from conftest import (
+    LANGUAGES,
+    LESSONS,
+    ROOT,
+    Quiet,
+    Site,
+    build_env,
+    copy_project,
+    make,
+    no_network,
+    serve,
 )
+from test_browser import Reader, switch_language
 
 from ext.pages import publishing
-from tools import site as landing
 
 pytestmark = pytest.mark.build
 
@@ -41,10 +42,6 @@ PREFIX = "/double-backward"
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 XHTML = "{http://www.w3.org/1999/xhtml}"
 HREFLANG = {code: code.replace("_", "-") for code in LANGUAGES}
-
-# The tour's browser and tab, from test_browser.py; `server` is this module's.
-browser = test_browser.browser
-reader = test_browser.reader
 
 
 @pytest.fixture(scope="session")
@@ -173,8 +170,22 @@ def test_without_site_url_the_site_stays_local_and_the_build_says_nothing(site):
     assert not said, said
 
 
+def test_a_notebook_links_the_other_pages_by_their_address(published):
+    """With SITE_URL, a notebook's references to a lesson or page become links
+    to their address (without it, tests/test_notebooks.py finds none)."""
+    import json
+
+    for lang in LANGUAGES:
+        notebook = published.download(lang, LESSONS[0], ".ipynb")
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        text = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        pages = re.findall(rf"\]\(({re.escape(SITE_URL)}[^)#]*)", text)
+        assert any("/lessons/" in url for url in pages), (lang, pages)
+        assert all(local_file(published, url).is_file() for url in pages), (lang, pages)
+
+
 # -- Under a sub-path -------------------------------------------------------------
-class UnderPrefix(test_browser.Quiet):
+class UnderPrefix(Quiet):
     """Serves the site under PREFIX only, as GitHub Pages serves a project."""
 
     def translate_path(self, path):
@@ -183,14 +194,11 @@ class UnderPrefix(test_browser.Quiet):
         return str(Path(self.directory) / "outside-the-prefix" / "404")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server(published):
-    handler = functools.partial(UnderPrefix, directory=str(published.html))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}{PREFIX}"
-    httpd.shutdown()
+    """The published site, under PREFIX only (conftest.py's server serves the local one)."""
+    for address in serve(published.html, UnderPrefix):
+        yield address + PREFIX
 
 
 def fetch(url: str) -> tuple[int, bytes]:
@@ -210,39 +218,46 @@ def test_the_server_serves_nothing_outside_the_prefix(server):
 def test_the_bare_folder_address_leads_to_a_language(server, browser):
     context = browser.new_context(locale="zh-CN")
     page = context.new_page()
-    page.goto(server, wait_until="networkidle")  # .../double-backward, no slash
-    assert page.url == f"{server}/zh_CN/index.html"
+    page.goto(server, wait_until="commit")  # .../double-backward, no slash
+    page.wait_for_url(f"{server}/zh_CN/index.html", wait_until="commit")
     context.close()
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_each_kind_of_page_loads_cleanly_under_the_sub_path(server, reader, lang):
+def test_each_kind_of_page_works_under_the_sub_path(server, browser, lang):
     """The home page, the lessons' index, a lesson, a hand-written page and
-    the search page: their images, scripts and styles all load from inside
-    the sub-path, and nothing logs an error."""
-    for rel in ["index.html", "lessons/index.html", f"lessons/{LESSONS[0].stem}.html",
-                "glossary.html", "search.html?q=gradient"]:  # fmt: skip
+    the search page, each loaded once: their images, scripts and styles all
+    load from inside the sub-path, nothing logs an error; the search finds
+    the lessons, the lesson's downloads are there, and its language switcher
+    leads to the other language's page."""
+    context = browser.new_context()
+    reader = Reader(context.new_page())
+    lesson = f"lessons/{LESSONS[0].stem}.html"
+    for rel in ["index.html", "lessons/index.html", "glossary.html",
+                "search.html?q=gradient", lesson]:  # fmt: skip
         page = reader.open(f"{server}/{lang}/{rel}")
         broken = page.evaluate(
             "Array.from(document.images)"
             ".filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
         )
         assert not broken, (rel, broken)
-        assert not reader.errors, (rel, reader.errors)
-        assert not reader.outside, (rel, reader.outside)
-
-
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_downloads_work_under_the_sub_path(server, reader, lang):
-    lesson = LESSONS[0]
-    page = reader.open(test_browser.lesson_url(server, lang, lesson))
+        if rel.startswith("search.html"):
+            page.locator("#search-results .search-summary").first.wait_for(timeout=20000)
+            hrefs = page.locator("#search-results ul.search li a").evaluate_all(
+                "els => els.map(e => e.href)"
+            )
+            assert any(h.startswith(f"{server}/{lang}/lessons/") for h in hrefs), hrefs
+        assert not reader.troubles(), (rel, reader.troubles())
     hrefs = page.locator("a.download").evaluate_all("els => els.map(e => e.href)")
     assert {Path(h).suffix for h in hrefs} >= {".py", ".ipynb"}, hrefs
     for href in hrefs:
         assert href.startswith(f"{server}/{lang}/"), href
         status, body = fetch(href)
         assert status == 200 and body, href
-    assert not reader.errors and not reader.outside
+    other = next(code for code in LANGUAGES if code != lang)
+    assert switch_language(page, lang)["url"] == f"{server}/{other}/{lesson}"
+    assert not reader.troubles()
+    context.close()
 
 
 # -- Units: ext/pages/publishing.py and the landing page -------------------------------
@@ -295,11 +310,6 @@ def test_the_site_root_is_html_baseurl_without_the_language_folder():
     )
     with pytest.raises(publishing.SiteURLError, match="SITE_URL"):
         publishing.site_root(config("https://example.org/d/"))
-
-
-def test_the_landing_page_is_relative_without_an_address():
-    page = landing.landing_page(["en", "zh_CN"])
-    assert 'rel="canonical"' not in page and "://" not in page.split("<script>")[0]
 
 
 # -- Bad input ---------------------------------------------------------------------
