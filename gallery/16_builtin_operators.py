@@ -412,4 +412,4 @@ assert {"_cdist_backward", "_pdist_backward", "_embedding_bag_backward"} <= set(
 
 
 # %%
-# Back to :doc:`/summary`, or to the lessons: :ref:`lessons`.
+# Back to :doc:`the summary </summary>`, or to :ref:`the list of lessons <lessons>`.

@@ -1,0 +1,111 @@
+"""Finding one's way, in Debian's Chromium (issue 21, "The rough edges"):
+links to a lesson read as part of their sentence, the language switcher
+keeps the place the reader scrolled to, the phone menu takes the keyboard's
+focus, search shows what matched and marks whole words, and the error index
+lists its entries at its top.
+
+The server, the browser and the tab that records what went wrong are those of
+tests/test_browser.py; each test loads a page once.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import LANGUAGES, LESSONS
+from test_browser import Reader, browser, lesson_url, server  # noqa: F401
+
+pytestmark = pytest.mark.build
+
+LONG_LESSON = next(p for p in LESSONS if p.name.startswith("06_"))
+INDEXES = [p for p in LESSONS if p.name.startswith(("15_", "16_"))]
+# The pages for the site's builders and translators, not its readers.
+MAINTAINERS = ("building.html", "translating.html")
+
+
+@pytest.fixture
+def tab(browser, request):  # noqa: F811
+    """A fresh tab: a laptop, or a phone for a test that asks for one."""
+    phone = "phone" in request.node.name
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844} if phone else {"width": 1280, "height": 900},
+        is_mobile=phone,
+        has_touch=phone,
+    )
+    page = context.new_page()
+    reader = Reader(page)
+    reader.open = lambda url: (page.goto(url, wait_until="load"), page)[1]
+    yield reader
+    context.close()
+
+
+def other(lang: str) -> str:
+    return next(code for code in LANGUAGES if code != lang)
+
+
+# -- Links read as part of their sentence ------------------------------------
+# For every link to another page or section inside a sentence (a paragraph,
+# list item or cell that has words besides its links), what is wrong with it:
+# its text repeats the words right before or after it (a title pulled in
+# whole, "Next, Today: what double backward costs: what double backward
+# costs."), it carries a "Today:" / "当下" label, or it is a whole "Label:
+# subtitle" title in the middle of a sentence. A word is a run of letters, or
+# one Chinese character; a repeat is at least 4 letters or 2 characters.
+AWKWARD_LINKS = r"""() => {
+  const tokens = s => s.toLowerCase().match(/\p{Script=Han}|[\p{L}\p{N}_]+/gu) || [];
+  const long = ts => ts.join("").replace(/[^\p{Script=Han}]/gu, "").length >= 2
+    || ts.join("").replace(/\p{Script=Han}/gu, "").length >= 4;
+  const within = (part, window) => {
+    for (let i = 0; i + part.length <= window.length; i++)
+      if (part.every((t, j) => t === window[i + j])) return true;
+    return false;
+  };
+  const problems = [];
+  for (const a of document.querySelectorAll("article a.reference.internal")) {
+    const block = a.parentElement.closest("p, li, dd, td, th");
+    if (!block) continue;
+    const others = block.cloneNode(true);
+    others.querySelectorAll("a, ul, ol").forEach(e => e.remove());
+    if (!tokens(others.textContent).length) continue;  // links only: no sentence
+    const range = document.createRange();
+    range.selectNodeContents(block);
+    range.setEndBefore(a);
+    const before = tokens(range.toString());
+    range.selectNodeContents(block);
+    range.setStartAfter(a);
+    const after = tokens(range.toString());
+    const text = a.textContent.trim(), link = tokens(text);
+    let repeat = false;
+    for (let n = 1; n <= link.length && !repeat; n++) {
+      const head = link.slice(0, n), tail = link.slice(-n);
+      // Words must touch; Chinese characters may be a few apart (各课目录：各课).
+      const slack = ts => (ts.every(t => /\p{Script=Han}/u.test(t)) ? 2 : 0);
+      repeat = (long(head) && within(head, before.slice(-(n + slack(head)))))
+        || (long(tail) && within(tail, after.slice(0, n + slack(tail))));
+    }
+    const sentence = block.textContent.replace(/\s+/g, " ").trim().slice(0, 160);
+    if (repeat) problems.push(`repeats its neighbours: "${text}" in "${sentence}"`);
+    else if (/Today:|当下/.test(text)) problems.push(`"${text}" mid-sentence: "${sentence}"`);
+    else if (/[:：]/.test(text)) problems.push(`a whole title "${text}" in "${sentence}"`);
+  }
+  return problems;
+}"""
+
+REPORTED = {  # issue 21's sentence, and the same in Chinese
+    "en": "Next, <a class='reference internal' href='14_cost.html'>Today: what double backward"
+    " costs</a>: what double backward costs.",
+    "zh_CN": "接下来，<a class='reference internal' href='14_cost.html'>当下：二阶反向传播的开销"
+    "</a>讨论二阶反向传播的开销。",
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_links_to_lessons_read_as_part_of_their_sentence(site, server, tab, lang):  # noqa: F811
+    page = tab.page
+    page.set_content(f"<article><p>{REPORTED[lang]}</p></article>")
+    assert page.evaluate(AWKWARD_LINKS), "the check must catch the reported sentence"
+    problems = []
+    for path in site.pages(lang):
+        rel = path.relative_to(site.html / lang).as_posix()
+        page = tab.open(f"{server}/{lang}/{rel}")
+        problems += [f"{rel}: {problem}" for problem in page.evaluate(AWKWARD_LINKS)]
+    assert not problems, "\n".join(problems)
