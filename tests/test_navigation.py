@@ -109,3 +109,33 @@ def test_links_to_lessons_read_as_part_of_their_sentence(site, server, tab, lang
         page = tab.open(f"{server}/{lang}/{rel}")
         problems += [f"{rel}: {problem}" for problem in page.evaluate(AWKWARD_LINKS)]
     assert not problems, "\n".join(problems)
+
+
+# -- The language switcher keeps the place ---------------------------------------
+# The last section whose heading is above the top of the window.
+READING = """() => {
+  let id = null;
+  for (const h of document.querySelectorAll("article section[id] > :is(h1, h2, h3, h4)"))
+    if (h.getBoundingClientRect().top <= 0) id = h.parentElement.id;
+  return id;
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_switcher_keeps_the_place_after_plain_scrolling(server, tab, lang):  # noqa: F811
+    """No #section in the address: the other language opens at the section
+    the reader had scrolled to."""
+    page = tab.open(lesson_url(server, lang, LONG_LESSON))
+    page.mouse.move(640, 450)
+    page.mouse.wheel(0, 6000)
+    page.wait_for_function("scrollY >= 5000")
+    section = page.evaluate(READING)
+    assert section, "the lesson is long enough to scroll past a heading"
+    assert "#" not in page.url
+    page.locator(f".language-switcher a[hreflang='{other(lang).replace('_', '-')}']").click()
+    page.wait_for_url(f"**/{other(lang)}/lessons/{LONG_LESSON.stem}.html*")
+    assert page.url.endswith(f"#{section}"), (page.url, section)
+    # Furo scrolls smoothly: wait for the section to arrive at the top.
+    arrived = "id => { const top = document.getElementById(id).getBoundingClientRect().top;"
+    page.wait_for_function(f"{arrived} return top >= 0 && top < 150; }}", arg=section)
+    assert not tab.errors, tab.errors

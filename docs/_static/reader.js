@@ -3,13 +3,35 @@
   "use strict";
 
   // The language switcher keeps the reader's place: the other language has
-  // the same anchors (#section) and the same search page (?q=...).
+  // the same anchors (#section) and the same search page (?q=...). The place
+  // is the address's #anchor while its target is on screen (the reader came
+  // by a link to it), else the last section whose heading has scrolled above
+  // the top of the window (under Furo's header, on a phone).
+  function place() {
+    var hash = location.hash;
+    var target = hash && document.getElementById(decodeURIComponent(hash.slice(1)));
+    if (target) {
+      var top = target.getBoundingClientRect().top;
+      if (top >= -1 && top < innerHeight) return hash;
+    }
+    var header = document.querySelector(".mobile-header");
+    var edge = header && header.offsetParent ? header.getBoundingClientRect().bottom : 0;
+    var here = "";
+    var headings = document.querySelectorAll("article section[id] > :is(h1, h2, h3, h4, h5, h6)");
+    for (var i = 0; i < headings.length; i++) {
+      if (headings[i].getBoundingClientRect().top > edge + 1) break;
+      here = "#" + headings[i].parentElement.id;
+    }
+    return here;
+  }
+
   function keepPlace() {
+    var here = place();
     document.querySelectorAll(".language-switcher a[hreflang]").forEach(function (link) {
       if (!link.dataset.page) {
         link.dataset.page = link.getAttribute("href").split(/[?#]/)[0];
       }
-      link.setAttribute("href", link.dataset.page + location.search + location.hash);
+      link.setAttribute("href", link.dataset.page + location.search + here);
     });
   }
 
@@ -51,9 +73,13 @@
   }
 
   function ready() {
-    keepPlace();
     drawerButtons();
-    window.addEventListener("hashchange", keepPlace);
+    document.querySelectorAll(".language-switcher").forEach(function (switcher) {
+      ["pointerdown", "focusin", "click"].forEach(function (type) {
+        switcher.addEventListener(type, keepPlace);
+      });
+    });
+    keepPlace();
   }
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", ready);
