@@ -139,3 +139,32 @@ def test_the_switcher_keeps_the_place_after_plain_scrolling(server, tab, lang): 
     arrived = "id => { const top = document.getElementById(id).getBoundingClientRect().top;"
     page.wait_for_function(f"{arrived} return top >= 0 && top < 150; }}", arg=section)
     assert not tab.errors, tab.errors
+
+
+# -- The phone menu takes the keyboard's focus -------------------------------------
+IN_MENU = """() => {
+  const e = document.activeElement;
+  return !!(e && e.closest('.sidebar-drawer') && e.checkVisibility({visibilityProperty: true}));
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_phone_menu_opens_with_the_keyboard_and_takes_the_focus(server, tab, lang):  # noqa: F811
+    """At 390 px, Tab to the menu button and press Enter: focus is in the
+    menu, and Tab stays there; Escape closes it and focus is back on the
+    button."""
+    page = tab.open(lesson_url(server, lang, LONG_LESSON))
+    for _ in range(10):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('.mobile-header .nav-overlay-icon')"):
+            break
+    else:
+        pytest.fail("the Tab key never reached the menu button")
+    page.keyboard.press("Enter")
+    page.wait_for_function(IN_MENU, timeout=2000)
+    page.keyboard.press("Tab")
+    assert page.evaluate(IN_MENU), "the next Tab stop is behind the open menu"
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.getElementById('__navigation').checked")
+    assert page.evaluate("document.activeElement.matches('.mobile-header .nav-overlay-icon')")
+    assert not tab.errors, tab.errors

@@ -37,11 +37,15 @@
 
   // Furo opens its navigation and table of contents with <label>s, which the
   // keyboard cannot reach: each becomes a real button that toggles the same
-  // checkbox, says whether its drawer is open, and moves focus into it.
+  // checkbox and says whether its drawer is open. Opened from the keyboard,
+  // the drawer takes the focus (custom.css shows it at once, so that it can),
+  // and gives it back to the button when it closes (Escape, or the button).
   function drawerButtons() {
+    var openers = {};
     document.querySelectorAll("label.nav-overlay-icon, label.toc-overlay-icon").forEach(function (label) {
       var box = document.getElementById(label.htmlFor);
       if (!box) return;
+      var drawer = document.querySelector(box.id === "__toc" ? ".toc-drawer" : ".sidebar-drawer");
       var button = document.createElement("button");
       button.type = "button";
       button.className = label.className + " drawer-button";
@@ -49,16 +53,20 @@
       button.setAttribute("aria-label", box.getAttribute("aria-label") || "");
       button.setAttribute("aria-expanded", String(box.checked));
       button.addEventListener("click", function () {
+        openers[box.id] = button.matches(":focus-visible") ? button : null;
         box.click();
       });
       box.addEventListener("change", function () {
         button.setAttribute("aria-expanded", String(box.checked));
-        if (box.checked && button.matches(":focus-visible")) {
-          var drawer = document.querySelector(
-            box.id === "__toc" ? ".toc-drawer" : ".sidebar-drawer"
-          );
-          var first = drawer && drawer.querySelector("a[href], input, button");
-          if (first) setTimeout(function () { first.focus(); }, 0);
+        if (openers[box.id] !== button || !drawer) return;
+        if (box.checked) {
+          var first = drawer.querySelector("a[href], input, button");
+          if (first) first.focus();
+        } else {
+          openers[box.id] = null;
+          if (drawer.contains(document.activeElement) || document.activeElement === document.body) {
+            button.focus();
+          }
         }
       });
       label.replaceWith(button);
