@@ -10,6 +10,9 @@ tests/test_browser.py; each test loads a page once.
 
 from __future__ import annotations
 
+import re
+from urllib.parse import quote
+
 import pytest
 from conftest import LANGUAGES, LESSONS
 from test_browser import Reader, browser, lesson_url, server  # noqa: F401
@@ -167,4 +170,78 @@ def test_the_phone_menu_opens_with_the_keyboard_and_takes_the_focus(server, tab,
     page.keyboard.press("Escape")
     page.wait_for_function("!document.getElementById('__navigation').checked")
     assert page.evaluate("document.activeElement.matches('.mobile-header .nav-overlay-icon')")
+    assert not tab.errors, tab.errors
+
+
+# -- Search ---------------------------------------------------------------------------
+def boilerplate(site, lang: str) -> list[str]:
+    """What every lesson page says before its lesson: sphinx-gallery's note
+    about the downloads and the line that names the PyTorch that ran it."""
+    page = (site.html / lang / "lessons" / f"{LESSONS[0].stem}.html").read_text(encoding="utf-8")
+    texts = [
+        re.search(r'<p class="lesson-run">(.*?)</p>', page, re.S)[1],
+        re.search(r"sphx-glr-download-link-note.*?</p>\s*<p>(.*?)</p>", page, re.S)[1],
+    ]
+    return [" ".join(re.sub(r"<[^>]+>", "", text).split()) for text in texts]
+
+
+SEARCHES = {"en": "lesson", "zh_CN": "版本"}
+RESULTS = """() => Array.from(document.querySelectorAll('#search-results ul.search > li'))
+  .map(li => [li.querySelector('a').getAttribute('href'),
+              (li.querySelector('p.context') || {}).textContent])"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_search_results_show_what_matched_for_readers_first(site, server, tab, lang):  # noqa: F811
+    """A reader's term: every result's snippet is the page's own text, not
+    the lines every lesson opens with, and the builders' and translators'
+    pages come after every page for readers."""
+    page = tab.open(f"{server}/{lang}/search.html?q={quote(SEARCHES[lang])}")
+    page.wait_for_function(
+        "() => document.querySelector('#search-results .search-summary')?.textContent"
+        " && Array.from(document.querySelectorAll('#search-results ul.search > li'))"
+        ".every(li => li.querySelector('p.context'))",
+        timeout=20000,
+    )
+    results = page.evaluate(RESULTS)
+    assert len(results) > 5, results
+    fragments = [part for text in boilerplate(site, lang) for part in (text[:12], text[-12:])]
+    problems = [
+        f"{href}: {snippet[:80]!r}"
+        for href, snippet in results
+        if any(fragment in " ".join(snippet.split()) for fragment in fragments)
+    ]
+    assert not problems, f"snippets with the lessons' boilerplate {fragments}:\n" + "\n".join(
+        problems
+    )
+    ranks = [href.split("#")[0] in MAINTAINERS for href, _ in results]
+    assert any(ranks), "pick a term the builders' pages also use"
+    assert ranks == sorted(ranks), [href for href, _ in results]
+    assert not tab.errors, tab.errors
+
+
+# Every mark on the page, with the characters right before and after it.
+MARKS = """() => Array.from(document.querySelectorAll('article span.highlighted')).map(s => {
+  const block = s.parentElement.closest('p, li, dt, dd, pre, td, th, h1, h2, h3, h4, div');
+  const range = document.createRange();
+  range.setStart(block, 0);
+  range.setEndBefore(s);
+  const before = range.toString().slice(-1);
+  range.setStartAfter(s);
+  range.setEnd(block, block.childNodes.length);
+  return before + '[' + s.textContent + ']' + range.toString().slice(0, 1);
+})"""
+
+
+def test_a_search_result_marks_whole_words_only(server, tab):  # noqa: F811
+    """Open a result of a search for "grad": "grad" is marked where it is a
+    word, never inside "gradient" or "autograd"."""
+    page = tab.open(f"{server}/en/search.html?q=grad")
+    result = page.locator("#search-results a[href^='lessons/09_torch_func.html']").first
+    result.click()
+    page.wait_for_url("**/lessons/09_torch_func.html*")
+    page.wait_for_function("document.querySelectorAll('article span.highlighted').length > 0")
+    marks = page.evaluate(MARKS)
+    inside = [mark for mark in marks if re.search(r"\w\[|\]\w", mark)]
+    assert not inside, f"{len(inside)} of {len(marks)} marks inside a longer word: {inside[:10]}"
     assert not tab.errors, tab.errors

@@ -80,6 +80,34 @@
     });
   }
 
+  // Search. Upstream limitation (Sphinx 9.0): a page opened from the search
+  // results marks the search's words inside longer words too ("grad" in
+  // "gradient"); those marks are taken away, the whole words stay marked.
+  // (docs/_static/search-results.js writes the results' summaries.)
+  var LATIN = /[A-Za-z0-9_\u00c0-\u024f]/;
+
+  // The character next to *node* in its parent, before it or after it.
+  function neighbour(node, after) {
+    for (var n = after ? node.nextSibling : node.previousSibling; n; n = after ? n.nextSibling : n.previousSibling) {
+      var text = n.textContent;
+      if (text) return after ? text.charAt(0) : text.slice(-1);
+    }
+    return "";
+  }
+
+  function wholeWordMarks() {
+    new MutationObserver(function () {
+      document.querySelectorAll("span.highlighted").forEach(function (mark) {
+        var edge = neighbour(mark, false) + neighbour(mark, true);
+        if (LATIN.test(mark.textContent) && LATIN.test(edge)) {
+          var parent = mark.parentNode;
+          mark.replaceWith(mark.textContent);
+          parent.normalize();
+        }
+      });
+    }).observe(document.body, { childList: true, subtree: true });
+  }
+
   function ready() {
     drawerButtons();
     document.querySelectorAll(".language-switcher").forEach(function (switcher) {
@@ -89,6 +117,7 @@
     });
     keepPlace();
   }
+  wholeWordMarks();
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", ready);
   } else {
