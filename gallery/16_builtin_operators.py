@@ -15,6 +15,9 @@ says so. The fix is another path to the same value, made of operations that
 can be differentiated twice. The entries below are not a complete list: the
 :ref:`end of this page <error-index-gpu>` prints every operator whose
 formula says ``not_implemented``, read from the PyTorch that built this page.
+
+.. contents:: On this page
+   :local:
 """
 
 # %%

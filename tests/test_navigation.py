@@ -245,3 +245,32 @@ def test_a_search_result_marks_whole_words_only(server, tab):  # noqa: F811
     inside = [mark for mark in marks if re.search(r"\w\[|\]\w", mark)]
     assert not inside, f"{len(inside)} of {len(marks)} marks inside a longer word: {inside[:10]}"
     assert not tab.errors, tab.errors
+
+
+# -- The error index lists its entries -------------------------------------------------
+CONTENTS = """() => {
+  const list = document.querySelector('article nav.contents');
+  const sections = Array.from(document.querySelectorAll('article section[id] section[id]'));
+  if (!list) return null;
+  return {
+    links: Array.from(list.querySelectorAll('a[href^="#"]')).map(a => a.getAttribute('href').slice(1)),
+    sections: sections.map(s => s.id),
+    beforeFirst: !!(list.compareDocumentPosition(sections[0]) & Node.DOCUMENT_POSITION_FOLLOWING),
+    flagged: getComputedStyle(list, '::before').content,
+    title: (list.querySelector('.topic-title') || {}).textContent,
+  };
+}"""
+
+
+@pytest.mark.parametrize("lesson", INDEXES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_error_index_lists_its_entries_at_its_top(server, tab, lang, lesson):  # noqa: F811
+    page = tab.open(lesson_url(server, lang, lesson))
+    contents = page.evaluate(CONTENTS)
+    assert contents, "no list of the page's sections"
+    assert contents["beforeFirst"], "the list comes before the first section"
+    assert contents["links"] == contents["sections"], contents
+    assert contents["flagged"] in ("none", "normal"), contents["flagged"]  # Furo's warning
+    if lang != "en":
+        assert re.search(r"[\u3400-\u9fff]", contents["title"]), contents["title"]
+    assert not tab.errors, tab.errors
