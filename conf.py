@@ -145,6 +145,12 @@ html_theme_options = {
 # terms (反向传播, 计算图), which ext/translation/search.py writes to this file for a
 # Chinese build; other languages ignore the option.
 html_search_options = {"dict": "_build/search/jieba-terms.txt"}
+# The results: the builders' and translators' pages after the readers'
+# (docs/_static/search-scorer.js), and each result's summary written from the
+# page's own text by docs/_static/search-results.js, not by Sphinx from the
+# top of the page (see there).
+html_search_scorer = "docs/_static/search-scorer.js"
+html_show_search_summary = False
 
 # -- Publishing ----------------------------------------------------------------
 # SITE_URL is the address of the site's root (make html

@@ -13,6 +13,9 @@ Every message on this page is printed by a minimal example that ran when the
 page was built, so it is the exact text of the PyTorch that built it; the
 only exceptions, operators that exist on a GPU alone, are marked as not run.
 Paste a message into the search box to land on its entry.
+
+.. contents:: On this page
+   :local:
 """
 
 # %%

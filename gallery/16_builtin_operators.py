@@ -15,6 +15,9 @@ says so. The fix is another path to the same value, made of operations that
 can be differentiated twice. The entries below are not a complete list: the
 :ref:`end of this page <error-index-gpu>` prints every operator whose
 formula says ``not_implemented``, read from the PyTorch that built this page.
+
+.. contents:: On this page
+   :local:
 """
 
 # %%
@@ -412,4 +415,4 @@ assert {"_cdist_backward", "_pdist_backward", "_embedding_bag_backward"} <= set(
 
 
 # %%
-# Back to :doc:`/summary`, or to the lessons: :ref:`lessons`.
+# Back to :doc:`the summary </summary>`, or to :ref:`the list of lessons <lessons>`.

@@ -4,17 +4,22 @@ Every build (html in each language, gettext) reads docs/lessons/, which
 ``make gallery`` (tools/gallery.py) wrote, as ordinary reST and executes
 nothing; sphinx-gallery, loaded there with no gallery to generate (conf.py),
 gives it its stylesheet and the links in the lessons' code. This extension
-keeps two things sphinx-gallery adds from changing the site. While that run
-executes a lesson, :func:`strict_warnings` makes a warning an error: a lesson's
-page shows what the lesson printed, so it must never show a warning (with a
-path of the machine that built it). A lesson that expects a warning catches it
-with :func:`warnings.catch_warnings` and explains it.
+keeps two things sphinx-gallery adds from changing the site, and leaves a
+page that lists its own sections (the error index) that one list.
+
+While ``make gallery`` executes a lesson, :func:`strict_warnings` makes a
+warning an error: a lesson's page shows what the lesson printed, so it must
+never show a warning (with a path of the machine that built it). A lesson that
+expects a warning catches it with :func:`warnings.catch_warnings` and explains
+it.
 """
 
 from __future__ import annotations
 
 import warnings
 from pathlib import Path
+
+from docutils import nodes
 
 # --------------------------------------------------------------------------
 # Sphinx side: every build
@@ -47,10 +52,20 @@ def without_tag_filter(app, pagename, templatename, context, doctree) -> None:
     scripts[:] = [js for js in scripts if Path(js.filename).name != "sg-tags.js"]
 
 
+def one_list_of_sections(app, doctree) -> None:
+    """A page that lists its sections at its top (the error index's
+    ``.. contents:: :local:``) does without Furo's copy of that list, through
+    Furo's documented ``hide-toc`` page metadata: the reader gets one list,
+    and the page its weight of before."""
+    if any("contents" in topic["classes"] for topic in doctree.findall(nodes.topic)):
+        app.env.metadata[app.env.docname]["hide-toc"] = ""
+
+
 def setup(app):
     # After sphinx-gallery's own handler, which adds the folders (priority 10).
     app.connect("config-inited", relative_gallery_folders, priority=900)
     app.connect("html-page-context", without_tag_filter)
+    app.connect("doctree-read", one_list_of_sections, priority=900)  # after Sphinx's metadata
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
