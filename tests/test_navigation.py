@@ -4,8 +4,8 @@ keeps the place the reader scrolled to, the phone menu takes the keyboard's
 focus, search shows what matched and marks whole words, and the error index
 lists its entries at its top.
 
-The server, the browser and the tab that records what went wrong are those of
-tests/test_browser.py; each test loads a page once.
+The server and the browser are conftest's; the tab records what went wrong
+as tests/test_browser.py's Reader does; each test loads a page once.
 """
 
 from __future__ import annotations
@@ -15,9 +15,14 @@ from urllib.parse import quote
 
 import pytest
 from conftest import LANGUAGES, LESSONS
-from test_browser import Reader, browser, lesson_url, server  # noqa: F401
+from test_browser import Reader
 
 pytestmark = pytest.mark.build
+
+
+def lesson_url(server, lang, lesson):
+    return f"{server}/{lang}/lessons/{lesson.stem}.html"
+
 
 LONG_LESSON = next(p for p in LESSONS if p.name.startswith("06_"))
 INDEXES = [p for p in LESSONS if p.name.startswith(("15_", "16_"))]
@@ -26,7 +31,7 @@ MAINTAINERS = ("building.html", "translating.html")
 
 
 @pytest.fixture
-def tab(browser, request):  # noqa: F811
+def tab(browser, request):
     """A fresh tab: a laptop, or a phone for a test that asks for one."""
     phone = "phone" in request.node.name
     context = browser.new_context(
@@ -102,7 +107,7 @@ REPORTED = {  # issue 21's sentence, and the same in Chinese
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_links_to_lessons_read_as_part_of_their_sentence(site, server, tab, lang):  # noqa: F811
+def test_links_to_lessons_read_as_part_of_their_sentence(site, server, tab, lang):
     page = tab.page
     page.set_content(f"<article><p>{REPORTED[lang]}</p></article>")
     assert page.evaluate(AWKWARD_LINKS), "the check must catch the reported sentence"
@@ -125,7 +130,7 @@ READING = """() => {
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_the_switcher_keeps_the_place_after_plain_scrolling(server, tab, lang):  # noqa: F811
+def test_the_switcher_keeps_the_place_after_plain_scrolling(server, tab, lang):
     """No #section in the address: the other language opens at the section
     the reader had scrolled to."""
     page = tab.open(lesson_url(server, lang, LONG_LESSON))
@@ -152,7 +157,7 @@ IN_MENU = """() => {
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_the_phone_menu_opens_with_the_keyboard_and_takes_the_focus(server, tab, lang):  # noqa: F811
+def test_the_phone_menu_opens_with_the_keyboard_and_takes_the_focus(server, tab, lang):
     """At 390 px, Tab to the menu button and press Enter: focus is in the
     menu, and Tab stays there; Escape closes it and focus is back on the
     button."""
@@ -192,7 +197,7 @@ RESULTS = """() => Array.from(document.querySelectorAll('#search-results ul.sear
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_search_results_show_what_matched_for_readers_first(site, server, tab, lang):  # noqa: F811
+def test_search_results_show_what_matched_for_readers_first(site, server, tab, lang):
     """A reader's term: every result's snippet is the page's own text, not
     the lines every lesson opens with, and the builders' and translators'
     pages come after every page for readers."""
@@ -233,7 +238,7 @@ MARKS = """() => Array.from(document.querySelectorAll('article span.highlighted'
 })"""
 
 
-def test_a_search_result_marks_whole_words_only(server, tab):  # noqa: F811
+def test_a_search_result_marks_whole_words_only(server, tab):
     """Open a result of a search for "grad": "grad" is marked where it is a
     word, never inside "gradient" or "autograd"."""
     page = tab.open(f"{server}/en/search.html?q=grad")
@@ -264,7 +269,7 @@ CONTENTS = """() => {
 
 @pytest.mark.parametrize("lesson", INDEXES, ids=lambda p: p.stem)
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_the_error_index_lists_its_entries_at_its_top(server, tab, lang, lesson):  # noqa: F811
+def test_the_error_index_lists_its_entries_at_its_top(server, tab, lang, lesson):
     page = tab.open(lesson_url(server, lang, lesson))
     contents = page.evaluate(CONTENTS)
     assert contents, "no list of the page's sections"
