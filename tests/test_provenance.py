@@ -24,7 +24,7 @@ def test_the_run_line_goes_under_a_lessons_title(tmp_path):
     page = ".. _sphx_glr_lessons_01_a.py:\n\n\n.. _lesson-a:\n\nTitle\n=====\n\nIntro.\n"
     source = [page]
     provenance.add_run_line(app, "lessons/01_a", source)
-    assert "=====\n\n.. lesson-run:: 2.13.0+cpu 2026-11-23\n\n\nIntro." in source[0]
+    assert "=====\n\n.. lesson-run:: 2.13.0+cpu 2026-11-23 numpy\n\n\nIntro." in source[0]
     assert deps == [str(gallery.run_file(lessons, "01_a.py"))]
     source = [page]
     provenance.add_run_line(app, "lessons/02_b", source)  # never executed: no line

@@ -130,9 +130,10 @@ def test_every_lesson_offers_colab_its_source_an_issue_and_its_date(linked, lang
     for lesson in LESSONS:
         page = linked.html / lang / "lessons" / f"{lesson.stem}.html"
         text = page.read_text(encoding="utf-8")
-        assert re.search(r'<p class="lesson-run">[^<]*</p>\s*<p class="page-links">', text), (
-            f"{lesson.stem}: the links are not under the run line"
-        )
+        assert re.search(
+            r'<p class="lesson-run">[^<]*</p>\s*(?:<p class="lesson-needs">.*?</p>\s*)?<p class="page-links">',
+            text,
+        ), f"{lesson.stem}: the links are not under the run line"
         found = links_of(page)
         (_, date), (to_colab, c), (to_source, s), (to_issue, r) = found.found
         assert (c, s, r) == (colab, source, report)

@@ -65,7 +65,10 @@ def add_run_line(app, docname: str, source: list[str]) -> None:
     title = _TITLE.search(source[0])
     if run is None or title is None:
         return
-    imported = imported_modules(reader_script((lessons / f"{m[1]}.py").read_text("utf-8")))
+    script = lessons / f"{m[1]}.py"
+    imported = (
+        imported_modules(reader_script(script.read_text("utf-8"))) if script.exists() else set()
+    )
     needs = [r.split("=")[0] for r in requirements(imported) if r != "setuptools"]
     needs += ["Graphviz"] if "torchviz" in imported else []
     line = f"\n.. lesson-run:: {run['torch']} {run_date(int(run['epoch']))} {' '.join(needs)}\n\n"
