@@ -42,15 +42,21 @@ def test_a_download_drops_what_only_the_build_needs():
 
 
 def test_a_download_names_what_a_reader_with_pytorch_lacks():
+    """One list for the page's needs line and the notebook's ``%pip`` cell."""
     from importlib.metadata import version
 
     from ext.lessons.downloads import imported_modules, requirements
 
     assert imported_modules(LESSON) == {"numpy", "torchviz", "runpy"}
     torchviz = f"torchviz=={version('torchviz')}"  # as the build draws the graphs
-    assert requirements(imported_modules(LESSON)) == [torchviz, "setuptools", "numpy"]
+    install, names = requirements(LESSON)
+    assert install == [torchviz, "setuptools", "numpy"]
+    assert names == ["torchviz", "numpy", "Graphviz"]  # as the page names them
     # importing torch without numpy warns, so every lesson names it
-    assert requirements(imported_modules("import torch\nimport warnings\n")) == ["numpy"]
+    assert requirements("import torch\nimport warnings\n") == (["numpy"], ["numpy"])
+    # what only the build imports (the hidden cell) is not the reader's
+    hidden = "# sphinx_gallery_start_ignore\nimport torchviz\n# sphinx_gallery_end_ignore\n"
+    assert requirements(hidden) == (["numpy"], ["numpy"])
 
 
 def test_the_note_follows_the_docstring_in_the_readers_language():

@@ -135,9 +135,10 @@ def imported_modules(source: str) -> set[str]:
     return found
 
 
-def requirements(imported: set[str]) -> list[str]:
-    """What a reader who has PyTorch must install to run a lesson that
-    imports the modules *imported*.
+def requirements(lesson: str) -> tuple[list[str], list[str]]:
+    """What a reader who has PyTorch needs to run the lesson *lesson*, from its
+    imports: the arguments of ``pip install``, and the names the page shows
+    (ext/lessons/provenance.py), with Graphviz when it draws graphs.
 
     torchviz is pinned as the build has it (its only release that draws these
     graphs); setuptools gives it the ``distutils`` that Python 3.12 removed.
@@ -148,8 +149,10 @@ def requirements(imported: set[str]) -> list[str]:
     """
     from importlib.metadata import version
 
-    needed = [f"torchviz=={version('torchviz')}", "setuptools"] if "torchviz" in imported else []
-    return [*needed, "numpy"]
+    graphs = "torchviz" in imported_modules(reader_script(lesson))
+    install = [f"torchviz=={version('torchviz')}", "setuptools"] if graphs else []
+    install.append("numpy")
+    return install, [r.split("=")[0] for r in install if r != "setuptools"] + ["Graphviz"] * graphs
 
 
 def comment_lines(text: str) -> list[str]:
@@ -370,14 +373,13 @@ def reader_files(
 
     lesson = script.read_text(encoding="utf-8")
     source = reader_script(lesson)
-    imported = imported_modules(source)
-    needed = requirements(imported)
+    needed, names = requirements(lesson)
     files: dict[str, bytes] = {}
     if translate is not None:
         # The comments and docstrings in the code, as on the page: the prose
         # is translated by now, so only the code's English texts can match.
         source = code_comments.translate(translate_script(source, translate), translate)
-    text = add_note(source, needed, "torchviz" in imported, label)
+    text = add_note(source, needed, "Graphviz" in names, label)
     if solution is not None:
         code = solution.read_text(encoding="utf-8")
         if translate is not None:
@@ -386,7 +388,7 @@ def reader_files(
         text = add_workbook(text, lesson, code, label)
     copy = tmp / script.name
     copy.write_text(text, encoding="utf-8")
-    no_dot = label(NO_DOT) if "torchviz" in imported else None
+    no_dot = label(NO_DOT) if "Graphviz" in names else None
     notebook = notebook_json(copy, needed, link, translate or (lambda s: s), no_dot)
     files |= {script.name: text.encode(), f"{script.stem}.ipynb": notebook.encode()}
     files[f"{script.stem}.zip"] = zip_bytes(
