@@ -422,5 +422,5 @@ import runpy
 
 here = os.path.dirname(check_softplus.__code__.co_filename)
 prove = runpy.run_path(os.path.join(here, "solutions", "prove.py"))["prove"]
-prove(check_softplus, "Softplus")
+prove(check_softplus, "Softplus", "softplus")
 # sphinx_gallery_end_ignore
