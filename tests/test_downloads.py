@@ -140,7 +140,9 @@ def test_an_exercise_is_a_workbook(tmp_path):
     """The reader's files end with the exercise to fill in, a check that
     prints what is wrong instead of stopping "Run all", and apart, the
     solution with its check; without dot, the notebook shows graphs as text."""
+    import io
     import json
+    import zipfile
 
     from ext.lessons.downloads import Linker, reader_files
 
@@ -168,6 +170,8 @@ def test_an_exercise_is_a_workbook(tmp_path):
     assert answer < stub < check < apart < script.index('"""The answer."""')
     assert script.rstrip().endswith("check_a(Answer)") and "prove(" not in script
     assert files["01_answer.py"] == SOLUTION.encode()
+    with zipfile.ZipFile(io.BytesIO(files["01_a.zip"])) as archive:  # the solution is apart
+        assert sorted(archive.namelist()) == ["01_a.ipynb", "01_a.py"]
     cells = json.loads(files["01_a.ipynb"])["cells"]
     assert "".join(cells[0]["source"]).startswith("%pip install")
     no_dot = "".join(cells[1]["source"])
@@ -186,6 +190,22 @@ def catalog(path):
     return lambda msgid: table.get(msgid, msgid)
 
 
+def signatures(code: str) -> set[tuple[str, str, str]]:
+    """(class, function, parameters) of each function of *code*; class "" at module level."""
+    import ast
+
+    tree = ast.parse(code)
+    scopes = [("", tree.body)] + [
+        (c.name, c.body) for c in tree.body if isinstance(c, ast.ClassDef)
+    ]
+    return {
+        (scope, f.name, ast.unparse(f.args))
+        for scope, body in scopes
+        for f in body
+        if isinstance(f, ast.FunctionDef)
+    }
+
+
 EXERCISES = [p for p in LESSONS if p.name[:2] in {"01", "02", "03", "04", "05"}]
 
 
@@ -193,9 +213,11 @@ EXERCISES = [p for p in LESSONS if p.name[:2] in {"01", "02", "03", "04", "05"}]
 @pytest.mark.parametrize("lesson", EXERCISES, ids=[p.stem for p in EXERCISES])
 def test_the_workbook_starts_checks_and_solves(tmp_path, lesson, lang):
     """Run as a reader runs the downloaded script: the starting code defines
-    what the check needs; the check cell prints, in the reader's language,
-    what to do (the starting code's instruction, or for code to fix, its
-    fault); the solution passes the check of each answer the exercise asks for."""
+    what the check needs, with the solution's signatures; the check cell
+    prints what to do (the starting code's instruction, in the reader's
+    language, or for code to fix, its fault), not a bare error; the solution
+    passes the check of each answer the exercise asks for (lesson 04: the
+    Function and the wrapper)."""
     import contextlib
     import io
 
@@ -223,6 +245,9 @@ def test_the_workbook_starts_checks_and_solves(tmp_path, lesson, lang):
     ns.pop(name, None)
     exec(compile(start, "start", "exec"), ns)
     assert name in ns
+    if "NotImplementedError" in start:  # the solution's signatures, forward's and backward's
+        assert name in {scope for scope, _, _ in signatures(start)}
+        assert signatures(start) <= signatures(solution.read_text(encoding="utf-8"))
     with pytest.raises(AssertionError) as failed:
         ns[check](ns[name])
     fault = "keep no tensor on ctx" if lesson.name.startswith("04") else label(TODO_FORWARD)
@@ -234,6 +259,7 @@ def test_the_workbook_starts_checks_and_solves(tmp_path, lesson, lang):
     assert fault in printed.getvalue() and "✓" not in printed.getvalue()
     exec(compile(answer, "solution", "exec"), ns)
     assert checks.split() == [f"{check}({n})" for n in [name, *re.findall(r"\w+", more)]]
+    assert not lesson.name.startswith("04") or "check_softplus(softplus)" in checks
     exec(compile(checks, "checks", "exec"), ns)
 
 

@@ -424,7 +424,6 @@ def reader_files(
     lesson = script.read_text(encoding="utf-8")
     source = reader_script(lesson)
     needed, names = requirements(lesson)
-    files: dict[str, bytes] = {}
     if translate is not None:
         # The comments and docstrings in the code, as on the page: the prose
         # is translated by now, so only the code's English texts can match.
@@ -434,21 +433,14 @@ def reader_files(
         code = solution.read_text(encoding="utf-8")
         if translate is not None:
             code = code_comments.translate(code, translate)
-        files[solution.name] = code.encode()
         text = add_workbook(text, lesson, code, label, translate)
     copy = tmp / script.name
     copy.write_text(text, encoding="utf-8")
     no_dot = label(NO_DOT) if "Graphviz" in names else None
     notebook = notebook_json(copy, needed, link, translate or (lambda s: s), no_dot)
-    files |= {script.name: text.encode(), f"{script.stem}.ipynb": notebook.encode()}
-    files[f"{script.stem}.zip"] = zip_bytes(
-        {k: v for k, v in files.items() if k != solution_name(solution)}
-    )
-    return files
-
-
-def solution_name(solution: Path | None) -> str | None:
-    return solution.name if solution is not None else None
+    files = {script.name: text.encode(), f"{script.stem}.ipynb": notebook.encode()}
+    files[f"{script.stem}.zip"] = zip_bytes(files)  # the solution is offered apart
+    return files | ({solution.name: code.encode()} if solution is not None else {})
 
 
 def replace_downloads(app, exception) -> None:
