@@ -260,7 +260,7 @@ graph
 # works too). It tries a scalar, a vector and a non-contiguous matrix, to
 # first and second order. It returns quietly when your Function is right, and
 # otherwise raises an ``AssertionError`` that says what is wrong. A solution
-# follows on the page (and as a separate download).
+# follows at the end, apart from the exercise.
 
 
 def holds_tensor(value):

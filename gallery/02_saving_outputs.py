@@ -163,7 +163,7 @@ graph
 # works too). It tries a scalar, a vector and a non-contiguous matrix, to first
 # and second order. It returns quietly when your Function is right and saves
 # its output, and otherwise raises an ``AssertionError`` that says what is
-# wrong. A solution follows on the page (and as a separate download).
+# wrong. A solution follows at the end, apart from the exercise.
 
 
 def holds_tensor(value):

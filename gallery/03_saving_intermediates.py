@@ -256,7 +256,7 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # matrix, and checks both derivatives of the Function used with both outputs
 # and with the first alone. It returns quietly when your Function is right, and
 # otherwise raises an ``AssertionError`` that says what is wrong. A solution
-# follows on the page (and as a separate download).
+# follows at the end, apart from the exercise.
 
 
 def holds_tensor(value):

@@ -319,15 +319,16 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 # --------
 #
 # This softplus, :math:`\log(1 + e^{x})`, keeps its derivative, the sigmoid,
-# on ``ctx``. Fix it, either way that :ref:`lesson 03
+# on ``ctx``. Fix it as ``Softplus``, either way that :ref:`lesson 03
 # <lesson-saving-intermediates>` teaches: compute the sigmoid again in
-# ``backward``, or return it as a second output, with a wrapper that returns
-# the softplus alone. Then run ``check_softplus`` on your Function or on your
-# wrapper (``check_softplus(SoftplusOnCtx)`` shows the message for the bug).
+# ``backward``, or return it as a second output, with a wrapper ``softplus``
+# that returns the softplus alone. Then run ``check_softplus`` on your Function
+# or on your wrapper (``check_softplus(SoftplusOnCtx)`` shows the message for
+# the bug).
 # It tries a scalar, a vector and a non-contiguous matrix, to first and second
 # order. It returns quietly when the softplus is right and keeps no tensor on
 # ``ctx``, and otherwise raises an ``AssertionError`` that says what is wrong.
-# A solution follows on the page (and as a separate download).
+# A solution follows at the end, apart from the exercise.
 
 
 class SoftplusOnCtx(torch.autograd.Function):
@@ -422,5 +423,5 @@ import runpy
 
 here = os.path.dirname(check_softplus.__code__.co_filename)
 prove = runpy.run_path(os.path.join(here, "solutions", "prove.py"))["prove"]
-prove(check_softplus, "Softplus")
+prove(check_softplus, "Softplus", "softplus")
 # sphinx_gallery_end_ignore

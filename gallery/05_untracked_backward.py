@@ -288,7 +288,7 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # works too). It tries a scalar, a vector and a non-contiguous matrix, to
 # first, second and third order. It returns quietly when your Function is
 # right, and otherwise raises an ``AssertionError`` that says what is wrong. A
-# solution follows on the page (and as a separate download).
+# solution follows at the end, apart from the exercise.
 
 
 def holds_tensor(value):

@@ -5,6 +5,8 @@ page's language, and a notebook's roles become Markdown links.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import LANGUAGES, LESSONS
 
@@ -42,15 +44,21 @@ def test_a_download_drops_what_only_the_build_needs():
 
 
 def test_a_download_names_what_a_reader_with_pytorch_lacks():
+    """One list for the page's needs line and the notebook's ``%pip`` cell."""
     from importlib.metadata import version
 
     from ext.lessons.downloads import imported_modules, requirements
 
     assert imported_modules(LESSON) == {"numpy", "torchviz", "runpy"}
     torchviz = f"torchviz=={version('torchviz')}"  # as the build draws the graphs
-    assert requirements(imported_modules(LESSON)) == [torchviz, "setuptools", "numpy"]
+    install, names = requirements(LESSON)
+    assert install == [torchviz, "setuptools", "numpy"]
+    assert names == ["torchviz", "numpy", "Graphviz"]  # as the page names them
     # importing torch without numpy warns, so every lesson names it
-    assert requirements(imported_modules("import torch\nimport warnings\n")) == ["numpy"]
+    assert requirements("import torch\nimport warnings\n") == (["numpy"], ["numpy"])
+    # what only the build imports (the hidden cell) is not the reader's
+    hidden = "# sphinx_gallery_start_ignore\nimport torchviz\n# sphinx_gallery_end_ignore\n"
+    assert requirements(hidden) == (["numpy"], ["numpy"])
 
 
 def test_the_note_follows_the_docstring_in_the_readers_language():
@@ -109,8 +117,22 @@ SOLUTION = '''"""The answer."""
 import torch
 
 
+def helper(x):
+    return x
+
+
 class Answer(torch.autograd.Function):
-    pass
+    @staticmethod
+    def forward(ctx, x):
+        return helper(x)
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_extra):
+        return grad_out
+
+
+def unused(x):
+    return x
 '''
 
 
@@ -118,7 +140,9 @@ def test_an_exercise_is_a_workbook(tmp_path):
     """The reader's files end with the exercise to fill in, a check that
     prints what is wrong instead of stopping "Run all", and apart, the
     solution with its check; without dot, the notebook shows graphs as text."""
+    import io
     import json
+    import zipfile
 
     from ext.lessons.downloads import Linker, reader_files
 
@@ -130,14 +154,24 @@ def test_an_exercise_is_a_workbook(tmp_path):
     files = reader_files(lesson, None, lambda m: m, Linker({}, {}, {}), tmp_path / "out", solution)
     script = files["01_a.py"].decode()
     answer = script.index("# Your answer\n# -----------")
+    # The solution's signatures and what the answer uses, with bodies to write.
     stub = script.index(
-        "class Answer(torch.autograd.Function):\n    @staticmethod\n    def forward"
+        "import torch\n\n\ndef helper(x):\n"
+        '    """Write helper as the exercise asks."""\n'
+        "    raise NotImplementedError(helper.__doc__)\n\n\n"
+        "class Answer(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+        '        """Write forward: compute the result, and save what backward needs."""\n'
+        "        raise NotImplementedError(Answer.forward.__doc__)\n\n"
+        "    @staticmethod\n    def backward(ctx, grad_out, grad_extra):\n"
     )
     check = script.index("try:\n    check_a(Answer)\nexcept (AssertionError, NotImplementedError)")
+    assert "def unused" not in script[stub:check]
     apart = script.index("# Solution\n# --------")
     assert answer < stub < check < apart < script.index('"""The answer."""')
     assert script.rstrip().endswith("check_a(Answer)") and "prove(" not in script
     assert files["01_answer.py"] == SOLUTION.encode()
+    with zipfile.ZipFile(io.BytesIO(files["01_a.zip"])) as archive:  # the solution is apart
+        assert sorted(archive.namelist()) == ["01_a.ipynb", "01_a.py"]
     cells = json.loads(files["01_a.ipynb"])["cells"]
     assert "".join(cells[0]["source"]).startswith("%pip install")
     no_dot = "".join(cells[1]["source"])
@@ -146,6 +180,87 @@ def test_an_exercise_is_a_workbook(tmp_path):
     assert "".join(cells[-1]["source"]) == "check_a(Answer)"
     without = reader_files(lesson, None, str, Linker({}, {}, {}), tmp_path / "out")
     assert "# Your answer" not in without["01_a.py"].decode() and "01_answer.py" not in without
+
+
+def catalog(path):
+    """The translations of the catalog at *path*, as a gettext function."""
+    import polib
+
+    table = {e.msgid: e.msgstr for e in polib.pofile(str(path)).translated_entries()}
+    return lambda msgid: table.get(msgid, msgid)
+
+
+def signatures(code: str) -> set[tuple[str, str, str]]:
+    """(class, function, parameters) of each function of *code*; class "" at module level."""
+    import ast
+
+    tree = ast.parse(code)
+    scopes = [("", tree.body)] + [
+        (c.name, c.body) for c in tree.body if isinstance(c, ast.ClassDef)
+    ]
+    return {
+        (scope, f.name, ast.unparse(f.args))
+        for scope, body in scopes
+        for f in body
+        if isinstance(f, ast.FunctionDef)
+    }
+
+
+EXERCISES = [p for p in LESSONS if p.name[:2] in {"01", "02", "03", "04", "05"}]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("lesson", EXERCISES, ids=[p.stem for p in EXERCISES])
+def test_the_workbook_starts_checks_and_solves(tmp_path, lesson, lang):
+    """Run as a reader runs the downloaded script: the starting code defines
+    what the check needs, with the solution's signatures; the check cell
+    prints what to do (the starting code's instruction, in the reader's
+    language, or for code to fix, its fault), not a bare error; the solution
+    passes the check of each answer the exercise asks for (lesson 04: the
+    Function and the wrapper)."""
+    import contextlib
+    import io
+
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+    from ext.lessons.downloads import PROVE, Linker, reader_files
+    from ext.lessons.exercises import solution_file
+    from ext.translation.languages import LOCALE
+    from ext.translation.theme_labels import TODO_FORWARD
+
+    translate, label = None, str
+    if lang != LANGUAGES[0]:
+        translate = catalog(LOCALE / lang / "LC_MESSAGES" / "lessons" / f"{lesson.stem}.po")
+        label = catalog(LOCALE / lang / "LC_MESSAGES" / "sphinx.po")
+    solution = solution_file(f"lessons/{lesson.stem}")
+    files = reader_files(lesson, translate, label, Linker({}, {}, {}), tmp_path, solution)
+    script = tmp_path / "reader.py"
+    script.write_bytes(files[lesson.name])
+    blocks = split_code_and_text_blocks(str(script))[1]
+    *cells, start, try_it, answer, checks = [b.content for b in blocks if b.type == "code"]
+    check, name, more = PROVE.search(lesson.read_text(encoding="utf-8")).groups()
+    ns = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile("\n".join(cells), str(script), "exec"), ns)
+    ns.pop(name, None)
+    exec(compile(start, "start", "exec"), ns)
+    assert name in ns
+    if "NotImplementedError" in start:  # the solution's signatures, forward's and backward's
+        assert name in {scope for scope, _, _ in signatures(start)}
+        assert signatures(start) <= signatures(solution.read_text(encoding="utf-8"))
+    with pytest.raises(AssertionError) as failed:
+        ns[check](ns[name])
+    fault = "keep no tensor on ctx" if lesson.name.startswith("04") else label(TODO_FORWARD)
+    assert fault in str(failed.value), failed.value
+    assert lang == LANGUAGES[0] or fault != TODO_FORWARD  # translated
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(try_it, "check", "exec"), ns)
+    assert fault in printed.getvalue() and "✓" not in printed.getvalue()
+    exec(compile(answer, "solution", "exec"), ns)
+    assert checks.split() == [f"{check}({n})" for n in [name, *re.findall(r"\w+", more)]]
+    assert not lesson.name.startswith("04") or "check_softplus(softplus)" in checks
+    exec(compile(checks, "checks", "exec"), ns)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

@@ -17,9 +17,9 @@ build's language, and replace the copies:
   the same page;
 * a note after the introduction names what the lesson needs besides PyTorch
   (never torch: the reader has the build they want), from its imports;
-* a lesson with an exercise ends with it as a reader works it: a Function
-  to fill in, a cell that checks it and prints what is wrong, and apart, the
-  solution with its check;
+* a lesson with an exercise ends with it as a reader works it: the starting
+  code (:func:`starting_code`), a cell that checks it and prints what is
+  wrong, and apart, the solution with the check of each answer asked for;
 * the notebook, made by sphinx-gallery's converter as its command
   ``sphinx_gallery_py2jupyter`` does, opens with a ``%pip install`` cell, and
   its roles become links: PyTorch's API to its documentation (the pages'
@@ -135,9 +135,10 @@ def imported_modules(source: str) -> set[str]:
     return found
 
 
-def requirements(imported: set[str]) -> list[str]:
-    """What a reader who has PyTorch must install to run a lesson that
-    imports the modules *imported*.
+def requirements(lesson: str) -> tuple[list[str], list[str]]:
+    """What a reader who has PyTorch needs to run the lesson *lesson*, from its
+    imports: the arguments of ``pip install``, and the names the page shows
+    (ext/lessons/provenance.py), with Graphviz when it draws graphs.
 
     torchviz is pinned as the build has it (its only release that draws these
     graphs); setuptools gives it the ``distutils`` that Python 3.12 removed.
@@ -148,8 +149,10 @@ def requirements(imported: set[str]) -> list[str]:
     """
     from importlib.metadata import version
 
-    needed = [f"torchviz=={version('torchviz')}", "setuptools"] if "torchviz" in imported else []
-    return [*needed, "numpy"]
+    graphs = "torchviz" in imported_modules(reader_script(lesson))
+    install = [f"torchviz=={version('torchviz')}", "setuptools"] if graphs else []
+    install.append("numpy")
+    return install, [r.split("=")[0] for r in install if r != "setuptools"] + ["Graphviz"] * graphs
 
 
 def comment_lines(text: str) -> list[str]:
@@ -182,29 +185,79 @@ def add_note(script: str, needed: list[str], graphs: bool, label: Callable[[str]
     return "\n".join(lines[: end + 1] + text_cell(note)[:-1] + lines[end + 1 :])
 
 
-# The hidden cell of a lesson with an exercise names its check and the answer's name.
-PROVE = re.compile(r'^prove\((check_\w+), "(\w+)"\)', re.M)
+# The hidden cell of a lesson with an exercise: its check, the Function the
+# reader writes, and any other answer of the solution that the exercise asks for.
+PROVE = re.compile(r'^prove\((check_\w+), "(\w+)"((?:, "\w+")*)\)', re.M)
 
 
-def add_workbook(script: str, lesson: str, solution: str, label: Callable[[str], str]) -> str:
-    """*script* ending with its exercise as a reader works it: a Function to
-    fill in, a cell that checks it (printing what is wrong, so that "Run all"
-    goes on), and apart, under its own heading, the *solution* and its check."""
-    from ext.translation.theme_labels import ANSWER, SOLUTION, SOLUTION_APART, WRITE_ANSWER
+def starting_code(lesson: str, solution: str, name: str, label) -> tuple[str, bool]:
+    """The code a reader starts the exercise of *lesson* from, and whether it
+    is code to fix.
 
-    check, name = PROVE.search(lesson).groups()
-    method = '    @staticmethod\n    def {}(ctx, {}):\n        raise NotImplementedError("your code here")\n'
-    answer = f"class {name}(torch.autograd.Function):\n" + "\n".join(
-        [method.format("forward", "x"), method.format("backward", "grad_out")]
-    )
+    A Function that the exercise's own section defines (lesson 04: "Fix it")
+    is the start, under *name*, the name the check expects. Otherwise the start
+    is *solution* with its bodies to write: its imports, and the definitions
+    that *name* uses (itself and, say, a second Function), with their classes,
+    decorators and signatures; each function's body is a docstring that says
+    what to write and ``raise NotImplementedError`` with it, so that the check
+    prints it, and the code is the same in every language.
+    """
+    from ext.translation.theme_labels import TODO, TODO_BACKWARD, TODO_FORWARD
+
+    heading = re.search(r"^# Exercise\n# -+$", lesson, re.M)
+    after = lesson[: heading.start()].count("\n") + 1 if heading else float("inf")
+    for node in ast.parse(lesson).body:
+        if isinstance(node, ast.ClassDef) and node.lineno > after:
+            code = ast.get_source_segment(lesson, node)
+            return re.sub(rf"\b{node.name}\b", name, code), True
+    lines = solution.split("\n")
+    tree = ast.parse(solution)
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef | ast.FunctionDef)}
+    used, todo = set(), [name]
+    while todo:
+        if (found := todo.pop()) in defs and found not in used:
+            used.add(found)
+            todo += [n.id for n in ast.walk(defs[found]) if isinstance(n, ast.Name)]
+    imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    parts = ["\n".join(ast.get_source_segment(solution, n) for n in imports)] if imports else []
+    for node in (node for found, node in defs.items() if found in used):
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        code = lines[first - 1 : node.end_lineno]
+        functions = [node] if isinstance(node, ast.FunctionDef) else node.body
+        for f in reversed([f for f in functions if isinstance(f, ast.FunctionDef)]):
+            text = {"forward": TODO_FORWARD, "backward": TODO_BACKWARD}.get(f.name)
+            text = label(text) if text else label(TODO) % f.name
+            where = f.name if f is node else f"{node.name}.{f.name}"
+            indent = " " * f.body[0].col_offset
+            code[f.body[0].lineno - first : f.end_lineno - first + 1] = [
+                f'{indent}"""{text}"""',
+                f"{indent}raise NotImplementedError({where}.__doc__)",
+            ]
+        parts.append("\n".join(code))
+    return "\n\n\n".join(parts), False
+
+
+def add_workbook(script: str, lesson: str, solution: str, label, translate) -> str:
+    """*script* ending with the exercise of *lesson* as a reader works it: the
+    starting code (its comments translated by *translate*, unless None), a
+    cell that checks it (printing what is wrong, so that "Run all" goes on),
+    and apart, under its own heading, the *solution* with the check of each
+    answer the exercise asks for."""
+    from ext.translation import theme_labels as words
+
+    check, name, more = PROVE.search(lesson).groups()
+    start, fix = starting_code(lesson, solution, name, label)
+    start = start if translate is None else code_comments.translate(start, translate)
     try_it = (
         f"try:\n    {check}({name})\nexcept (AssertionError, NotImplementedError) as err:\n"
         '    print(repr(err))\nelse:\n    print("✓")'
     )
+    checks = [f"{check}({n})" for n in [name, *re.findall(r'"(\w+)"', more)]]
     cells = [
-        *text_cell(label(WRITE_ANSWER), label(ANSWER)), answer, "", "# %%", "", try_it,
-        *text_cell(label(SOLUTION_APART), label(SOLUTION)), solution.strip(), "", "# %%", "",
-        f"{check}({name})",
+        *text_cell(label(words.FIX_ANSWER if fix else words.WRITE_ANSWER), label(words.ANSWER)),
+        start, "", "# %%", "", try_it,
+        *text_cell(label(words.SOLUTION_APART), label(words.SOLUTION)), solution.strip(), "",
+        "# %%", "", *checks,
     ]  # fmt: skip
     return script.rstrip("\n") + "\n\n" + "\n".join(cells) + "\n"
 
@@ -370,33 +423,24 @@ def reader_files(
 
     lesson = script.read_text(encoding="utf-8")
     source = reader_script(lesson)
-    imported = imported_modules(source)
-    needed = requirements(imported)
-    files: dict[str, bytes] = {}
+    needed, names = requirements(lesson)
     if translate is not None:
         # The comments and docstrings in the code, as on the page: the prose
         # is translated by now, so only the code's English texts can match.
         source = code_comments.translate(translate_script(source, translate), translate)
-    text = add_note(source, needed, "torchviz" in imported, label)
+    text = add_note(source, needed, "Graphviz" in names, label)
     if solution is not None:
         code = solution.read_text(encoding="utf-8")
         if translate is not None:
             code = code_comments.translate(code, translate)
-        files[solution.name] = code.encode()
-        text = add_workbook(text, lesson, code, label)
+        text = add_workbook(text, lesson, code, label, translate)
     copy = tmp / script.name
     copy.write_text(text, encoding="utf-8")
-    no_dot = label(NO_DOT) if "torchviz" in imported else None
+    no_dot = label(NO_DOT) if "Graphviz" in names else None
     notebook = notebook_json(copy, needed, link, translate or (lambda s: s), no_dot)
-    files |= {script.name: text.encode(), f"{script.stem}.ipynb": notebook.encode()}
-    files[f"{script.stem}.zip"] = zip_bytes(
-        {k: v for k, v in files.items() if k != solution_name(solution)}
-    )
-    return files
-
-
-def solution_name(solution: Path | None) -> str | None:
-    return solution.name if solution is not None else None
+    files = {script.name: text.encode(), f"{script.stem}.ipynb": notebook.encode()}
+    files[f"{script.stem}.zip"] = zip_bytes(files)  # the solution is offered apart
+    return files | ({solution.name: code.encode()} if solution is not None else {})
 
 
 def replace_downloads(app, exception) -> None:

@@ -3,8 +3,8 @@
 Each pattern lesson ends with an exercise and a check, and its solution lives
 in ``gallery/solutions/NN_*.py`` (a hidden cell of the lesson runs the check on
 it, so every build proves it). The solution is kept out of the lesson's own
-script, so the page, the notebook and the script a reader downloads all hold
-the exercise without its answer.
+script, so that the page and the downloads can each put it at their end,
+apart from the exercise (the downloads: ext/lessons/downloads.py).
 
 This extension adds the answer to the page: when Sphinx reads a lesson whose
 number has a solution file, it appends a ``solution`` block that shows the

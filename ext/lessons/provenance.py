@@ -54,7 +54,7 @@ def run_date(epoch: int) -> str:
 def add_run_line(app, docname: str, source: list[str]) -> None:
     """Put the ``lesson-run`` directive under the title of a lesson's page,
     with what the lesson needs besides PyTorch (as its downloads say)."""
-    from ext.lessons.downloads import imported_modules, reader_script, requirements
+    from ext.lessons.downloads import requirements
 
     m = re.fullmatch(r"lessons/(\d\d_[^/]+)", docname)
     if not m:
@@ -66,11 +66,7 @@ def add_run_line(app, docname: str, source: list[str]) -> None:
     if run is None or title is None:
         return
     script = lessons / f"{m[1]}.py"
-    imported = (
-        imported_modules(reader_script(script.read_text("utf-8"))) if script.exists() else set()
-    )
-    needs = [r.split("=")[0] for r in requirements(imported) if r != "setuptools"]
-    needs += ["Graphviz"] if "torchviz" in imported else []
+    needs = requirements(script.read_text("utf-8") if script.exists() else "")[1]
     line = f"\n.. lesson-run:: {run['torch']} {run_date(int(run['epoch']))} {' '.join(needs)}\n\n"
     source[0] = source[0][: title.end()] + line + source[0][title.end() :]
 

@@ -43,14 +43,24 @@ DESCRIPTION = (  # ext/pages/meta.py, for a page with no paragraph of its own
 # The exercise of a downloaded lesson, as a reader works it (ext/lessons/downloads.py).
 ANSWER = "Your answer"
 WRITE_ANSWER = (
-    "Write your Function in the next cell, in place of each ``raise "
-    "NotImplementedError``, then run the cell after it: it prints ✓ when your "
-    "Function is right, and otherwise what is wrong."
+    "Write your answer in the next cell, in place of each ``raise "
+    "NotImplementedError`` (the docstring above it says what to write), then run "
+    "the cell after it: it prints ✓ when your answer is right, and otherwise what "
+    "is wrong."
 )
+FIX_ANSWER = (
+    "The next cell holds the code that the exercise asks you to fix, under the "
+    "name the check expects. Fix it, then run the cell after it: it prints ✓ when "
+    "your answer is right, and otherwise what is wrong."
+)
+# The docstrings of the starting code's functions, which their NotImplementedError repeats.
+TODO_FORWARD = "Write forward: compute the result, and save what backward needs."
+TODO_BACKWARD = "Write backward: return the gradient of each input."
+TODO = "Write %s as the exercise asks."
 SOLUTION = "Solution"
 SOLUTION_APART = (
-    "One right answer, checked by the same function. It is kept apart from the "
-    "exercise: try the exercise first."
+    "A solution, checked by the same function as your answer. It is kept apart "
+    "from the exercise: try the exercise first."
 )
 NO_DOT = (
     "Graphviz's ``dot`` is not installed, so this notebook shows each graph as "
@@ -59,8 +69,8 @@ NO_DOT = (
 )
 TOGGLE = "Toggle navigation of %s"  # Furo's
 SITE_STRINGS = (
-    EXECUTED, NEEDS_LINE, DOWNLOAD, NEEDS, GRAPHS_NEED_DOT, DESCRIPTION, ANSWER, WRITE_ANSWER, SOLUTION,
-    SOLUTION_APART, NO_DOT, TOGGLE,
+    EXECUTED, NEEDS_LINE, DOWNLOAD, NEEDS, GRAPHS_NEED_DOT, DESCRIPTION, ANSWER, WRITE_ANSWER,
+    FIX_ANSWER, TODO_FORWARD, TODO_BACKWARD, TODO, SOLUTION, SOLUTION_APART, NO_DOT, TOGGLE,
 )  # fmt: skip
 
 

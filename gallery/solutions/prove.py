@@ -4,12 +4,14 @@ This folder holds the solutions to the exercises of lessons 01-05, one file
 each, named after its lesson. sphinx-gallery does not treat it as a gallery (it
 has no README); ext/lessons/exercises.py shows each solution under its lesson.
 
-``prove(check, name)`` loads the solution of the lesson that defines ``check``
-(``solutions/NN_*.py`` for lesson ``NN_*.py``) and requires two things of
-``check``:
+``prove(check, name, *also)`` loads the solution of the lesson that defines
+``check`` (``solutions/NN_*.py`` for lesson ``NN_*.py``) and requires two
+things of ``check``:
 
 * it accepts every right answer: the Function ``name``, a function that calls
-  it, and the other forms the lessons teach (``RIGHT`` below);
+  it, the solution's other answers that the exercise asks for (``also``: the
+  downloads check them too), and the other forms the lessons teach (``RIGHT``
+  below);
 * it rejects every wrong answer in ``WRONG`` below, each built from the
   solution: no second derivative, a wrong first derivative, a wrong forward, a
   tensor kept on ``ctx`` (alone or in a container), a ``backward`` that writes
@@ -421,9 +423,8 @@ RIGHT = {
             _save(lambda inputs, output: [inputs[0], output[1]]),
         ),
     },
-    # lesson 03's first fix, with its wrapper and without; lesson 02's pattern
+    # lesson 03's first fix (its wrapper is prove's ``also``); lesson 02's pattern
     "Softplus": lambda ns: {
-        "the sigmoid as an extra output, through the wrapper": ns["softplus"],
         "the sigmoid as an extra output, the Function itself": ns["SoftplusWithSigmoid"],
         "the sigmoid from the saved output": _SoftplusSavingOutput,
         "the setup_context form": _setup_context_form(
@@ -444,13 +445,14 @@ RIGHT = {
 }
 
 
-def prove(check, name):
+def prove(check, name, *also):
     lesson = Path(check.__code__.co_filename)
     (file,) = Path(__file__).parent.glob(lesson.name[:3] + "*.py")
     ns = runpy.run_path(str(file))
     solution = ns[name]
 
     right = {name: solution, f"a function that calls {name}": lambda x: solution.apply(x)}
+    right.update({f"the solution's {other}": ns[other] for other in also})
     right.update(RIGHT.get(name, lambda ns: {})(ns))
     for what, answer in right.items():
         try:
