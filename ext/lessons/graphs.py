@@ -3,9 +3,11 @@
 sphinx-gallery calls :func:`scraper` after each code block. When the block
 ends with a :class:`graphviz.Digraph` (such as ``torchviz.make_dot(...)``),
 the graph is redrawn with the site's one legend (the first lesson explains
-it) and rendered by Graphviz's ``dot`` twice, for the light and the dark
-theme. The page shows the one that matches the theme; a click opens it full
-size. Two things torchviz does not do are done here:
+it) and rendered by Graphviz's ``dot`` into one SVG file, drawn in the light
+palette, whose own style repaints it in the dark one where the colour scheme
+is dark (docs/_static/custom.css gives each image the page's scheme): a page
+fetches one file per graph, whichever scheme the reader chose. A click opens
+it large (docs/_static/reader.js). Two things torchviz does not do are done here:
 
 * torchviz names a Function's saved tensor only when the caller passed that
   very tensor object in ``params``; an output or an intermediate never is,
@@ -229,6 +231,29 @@ def render_svg(dot: graphviz.Digraph) -> bytes:
     return re.sub(rb"<!--.*?-->\n?", b"", svg, flags=re.DOTALL)
 
 
+def _colours(palette: dict) -> list[str]:
+    return [c for value in palette.values() for c in ([value] if isinstance(value, str) else value)]
+
+
+def themed_svg(graph: Graph) -> bytes:
+    """*graph* as one SVG: drawn in LIGHT, and in DARK where the scheme is dark.
+
+    The style maps each colour that ``dot`` wrote as a fill or stroke
+    attribute to its dark counterpart. In an ``<img>``, the scheme is the
+    image's ``color-scheme`` (Chromium, Firefox); opened on its own, the
+    reader's system setting, with the canvas of that scheme.
+    """
+    svg = render_svg(styled(graph, LIGHT))
+    rules = "".join(
+        f'[{attr}="{light}"]{{{attr}:{dark}}}'
+        for light, dark in zip(_colours(LIGHT), _colours(DARK), strict=True)
+        for attr in ("fill", "stroke")
+        if f'{attr}="{light}"'.encode() in svg
+    )
+    style = f"<style>svg{{color-scheme:light dark}}@media (prefers-color-scheme:dark){{{rules}}}</style>"
+    return re.sub(rb"(<svg\b[^>]*>)", lambda m: m[1] + b"\n" + style.encode(), svg, count=1)
+
+
 def alt_text(graph: Graph) -> str:
     """What the graph holds, in one line: its tensors, nodes and saved tensors."""
     nodes = graph.nodes.values()
@@ -274,18 +299,14 @@ def scraper(block, block_vars: dict, gallery_conf: dict) -> str:
     graph = parse(value)
     name_saved_tensors(graph, namespace)
     alt = alt_text(graph)
-    light = Path(next(block_vars["image_path_iterator"])).with_suffix(".svg")
-    dark = light.with_name(light.stem + "_dark.svg")
-    rst = ""
-    for path, palette, theme in ((light, LIGHT, "light"), (dark, DARK, "dark")):
-        svg = render_svg(styled(graph, palette))
-        if not path.exists() or path.read_bytes() != svg:
-            path.write_bytes(svg)
-        uri = "/" + path.relative_to(gallery_conf["src_dir"]).as_posix()
-        rst += f"\n.. image:: {uri}\n   :alt: {alt}\n"
-        rst += f"   :class: autograd-graph only-{theme}\n"
-        # dot's width: Sphinx then links the image to its full-size file
-        # (html_scaled_image_link), which a phone reader can open and zoom.
-        if width := re.search(rb'<svg[^>]*\swidth="([\d.]+pt)"', svg):
-            rst += f"   :width: {width[1].decode()}\n"
+    path = Path(next(block_vars["image_path_iterator"])).with_suffix(".svg")
+    svg = themed_svg(graph)
+    if not path.exists() or path.read_bytes() != svg:
+        path.write_bytes(svg)
+    uri = "/" + path.relative_to(gallery_conf["src_dir"]).as_posix()
+    rst = f"\n.. image:: {uri}\n   :alt: {alt}\n   :class: autograd-graph\n"
+    # dot's width: Sphinx then links the image to its full-size file
+    # (html_scaled_image_link), which opens without JavaScript too.
+    if width := re.search(rb'<svg[^>]*\swidth="([\d.]+pt)"', svg):
+        rst += f"   :width: {width[1].decode()}\n"
     return rst + "\n"
