@@ -33,6 +33,7 @@ extensions = [
     "ext.pages.mathml",  # formulas become MathML at build time
     "ext.lessons.downloads",  # a translated page offers translated .py and .ipynb files
     "ext.pages.a11y",  # keyboard access to wide code blocks and formulas
+    "ext.pages.weight",  # code blocks with the same colours and fewer tags
     "ext.lessons.provenance",  # each lesson names the PyTorch that executed it, and when
     "ext.pages.repository",  # with REPO_URL: Colab, source, edit and report links, dates
     "ext.pages.meta",  # each page's description
