@@ -59,7 +59,7 @@ def test_a_tensor_with_several_roles_keeps_its_name_and_the_first_role():
     (node,) = graphs.parse(g).nodes.values()
     assert node.name == "x" and node.roles == {"output", "leaf", "saved"}
     dot = graphs.styled(graphs.parse(g), graphs.LIGHT).source
-    assert graphs.LIGHT["leaf"][0] in dot and graphs.LIGHT["saved"][0] not in dot
+    assert graphs.LIGHT["leaf"] in dot and graphs.LIGHT["saved"] not in dot
 
 
 def test_saved_tensors_are_named_after_the_save_for_backward_call():
@@ -93,8 +93,8 @@ def test_the_dark_palette_draws_other_colours():
     graph = graphs.parse(torchviz_like())
     light = graphs.render_svg(graphs.styled(graph, graphs.LIGHT))
     dark = graphs.render_svg(graphs.styled(graph, graphs.DARK))
-    assert graphs.DARK["leaf"][0].encode() in dark
-    assert graphs.LIGHT["leaf"][0].encode() not in dark and light != dark
+    assert graphs.DARK["leaf"].encode() in dark
+    assert graphs.LIGHT["leaf"].encode() not in dark and light != dark
 
 
 def test_alt_text_lists_tensors_nodes_and_saved_tensors():
@@ -115,7 +115,7 @@ def test_displayed_value_is_the_last_expression_only():
 
 def test_one_svg_draws_the_dark_palette_where_the_scheme_is_dark():
     svg = graphs.themed_svg(graphs.parse(torchviz_like())).decode()
-    light_leaf, dark_leaf = graphs.LIGHT["leaf"][0], graphs.DARK["leaf"][0]
+    light_leaf, dark_leaf = graphs.LIGHT["leaf"], graphs.DARK["leaf"]
     assert f'fill="{light_leaf}"' in svg and dark_leaf not in svg.split("<style>")[0]
     (style,) = re.findall(r"<style>(.*?)</style>", svg)
     dark = style[style.index("@media (prefers-color-scheme:dark)") :]

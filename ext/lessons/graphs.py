@@ -175,24 +175,21 @@ def name_saved_tensors(graph: Graph, namespace: dict) -> None:
 # Drawing with the site's legend
 
 
-# The legend's colours in each theme: labels, lines, backward nodes, and the
-# (fill, border) of a tensor in each role.
-LIGHT = {
-    "text": "#1f1f1f",
-    "line": "#555555",
-    "node": "#e8e8e8",
-    "leaf": ("#cde3f6", "#2c6aa0"),
-    "output": ("#d5eec6", "#3f7a2b"),
-    "saved": ("#ffdcaa", "#b36200"),
+# The legend's colours, each as (light, dark): labels, lines, backward nodes,
+# and the fill and border of a tensor in each role.
+LEGEND = {
+    "text": ("#1f1f1f", "#e6e6e6"),
+    "line": ("#555555", "#b0b0b0"),
+    "node": ("#e8e8e8", "#3a3d41"),
+    "leaf": ("#cde3f6", "#1e4a70"),
+    "leaf border": ("#2c6aa0", "#7fb6e6"),
+    "output": ("#d5eec6", "#2c5424"),
+    "output border": ("#3f7a2b", "#8fcf78"),
+    "saved": ("#ffdcaa", "#6e4300"),
+    "saved border": ("#b36200", "#f0a850"),
 }
-DARK = {
-    "text": "#e6e6e6",
-    "line": "#b0b0b0",
-    "node": "#3a3d41",
-    "leaf": ("#1e4a70", "#7fb6e6"),
-    "output": ("#2c5424", "#8fcf78"),
-    "saved": ("#6e4300", "#f0a850"),
-}
+LIGHT = {key: light for key, (light, _) in LEGEND.items()}
+DARK = {key: dark for key, (_, dark) in LEGEND.items()}
 
 
 def styled(graph: Graph, palette: dict) -> graphviz.Digraph:
@@ -216,8 +213,13 @@ def styled(graph: Graph, palette: dict) -> graphviz.Digraph:
             dot.node(ids[old], node.label, style="filled", fillcolor=palette["node"])
         else:
             label = f"{node.name}\n{node.shape}" if node.name else node.shape
-            fill, border = palette[role]
-            dot.node(ids[old], label, style="rounded,filled", fillcolor=fill, color=border)
+            dot.node(
+                ids[old],
+                label,
+                style="rounded,filled",
+                fillcolor=palette[role],
+                color=palette[f"{role} border"],
+            )
     for a, b, is_saved in graph.edges:
         dot.edge(ids[a], ids[b], **({"dir": "none", "style": "dashed"} if is_saved else {}))
     return dot
@@ -231,10 +233,6 @@ def render_svg(dot: graphviz.Digraph) -> bytes:
     return re.sub(rb"<!--.*?-->\n?", b"", svg, flags=re.DOTALL)
 
 
-def _colours(palette: dict) -> list[str]:
-    return [c for value in palette.values() for c in ([value] if isinstance(value, str) else value)]
-
-
 def themed_svg(graph: Graph) -> bytes:
     """*graph* as one SVG: drawn in LIGHT, and in DARK where the scheme is dark.
 
@@ -246,7 +244,7 @@ def themed_svg(graph: Graph) -> bytes:
     svg = render_svg(styled(graph, LIGHT))
     rules = "".join(
         f'[{attr}="{light}"]{{{attr}:{dark}}}'
-        for light, dark in zip(_colours(LIGHT), _colours(DARK), strict=True)
+        for light, dark in LEGEND.values()
         for attr in ("fill", "stroke")
         if f'{attr}="{light}"'.encode() in svg
     )
