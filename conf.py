@@ -118,7 +118,7 @@ gettext_uuid = False
 # -- HTML --------------------------------------------------------------------
 # Furo: light and dark modes, phone layouts, and a small footprint (no CSS
 # framework, no icon font, no search index on every page), so a lesson page
-# with all its assets stays under 500 KB.
+# with all its assets stays light (tests/test_browser.py: at most 300 KB).
 html_theme = "furo"
 html_title = "Double backward in PyTorch"
 html_static_path = ["docs/_static"]

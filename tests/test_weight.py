@@ -43,3 +43,20 @@ def test_prose_keeps_its_spans_but_inline_code_loses_its_word_spans():
         '<p><span class="n">kept</span> <code class="docutils literal notranslate">'
         "ctx.save_for_backward x</code></p>"
     )
+
+
+def test_a_code_block_links_each_target_once():
+    """The first use of a name in a block is its link; a later use of the
+    same target keeps its colours and loses the link; another block links
+    it again."""
+    block = (
+        '<pre><a class="reference external" href="https://x/Function" title="F">Function</a>'
+        ' <a class="reference external" href="https://x/Function" title="F">'
+        '<span class="nc">Cube</span></a>'
+        ' <a class="reference external" href="https://x/grad" title="g">grad</a></pre>'
+    )
+    assert lighter(block + block, frozenset()) == 2 * (
+        '<pre><a class="reference external" href="https://x/Function" title="F">Function</a>'
+        ' <span class="nc">Cube</span>'
+        ' <a class="reference external" href="https://x/grad" title="g">grad</a></pre>'
+    )

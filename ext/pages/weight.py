@@ -9,8 +9,10 @@ whitespace draws nothing. Here such spans are dropped and neighbouring spans
 of one class merged. Dropped too: the classes sphinx-gallery gives each link
 to name the linked object's module and type, and the ``<span class="pre">``
 that Sphinx puts around each word of inline code, which no stylesheet of this
-site styles. A lesson's HTML is a third lighter and looks the same
-(tests/test_edges.py weighs every lesson page).
+site styles. And a code block links each target once, where it first appears:
+the error index linked ``Function`` 113 times and ``torch.autograd.grad`` 34. A lesson's HTML is a third lighter and looks the same but
+for those repeated links (the sweeps of tests/test_browser.py and
+tests/test_reader.py weigh every lesson page).
 """
 
 from __future__ import annotations
@@ -26,6 +28,21 @@ _PRE = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
 _SAME_CLASS = re.compile(r'(<span class="([^"]+)">[^<]*)</span><span class="\2">')
 _HOOKS = re.compile(r'(<a class=")(?:sphx-glr-backref-\S+ )+')
 _WORD = re.compile(r'<span class="pre">([^<]*)</span>')
+_LINK = re.compile(r'<a class="[^"]*" href="([^"]*)"[^>]*>(.*?)</a>', re.S)
+
+
+def link_once(pre: str) -> str:
+    """*pre* with each target linked at its first occurrence only: a name
+    used again in the block keeps its colours, and the reader the link above."""
+    seen = set()
+
+    def link(match: re.Match) -> str:
+        if match[1] in seen:
+            return match[2]
+        seen.add(match[1])
+        return match[0]
+
+    return _LINK.sub(link, pre)
 
 
 @functools.cache
@@ -49,12 +66,12 @@ def plain_classes(*styles) -> frozenset[str]:
 
 def lighter(html: str, plain: frozenset[str]) -> str:
     """*html* with the spans of *plain* classes dropped from its code blocks,
-    and neighbouring spans of one class merged."""
+    neighbouring spans of one class merged, each target linked once a block."""
     classes = "|".join(map(re.escape, plain))
     unwrap = re.compile(rf'<span class="(?:{classes})">([^<]*)</span>')
 
     def code(match: re.Match) -> str:
-        pre = _HOOKS.sub(r"\1", match[0])
+        pre = _HOOKS.sub(r"\1", link_once(match[0]))
         pre = unwrap.sub(r"\1", pre) if plain else pre
         merged = 1
         while merged:
