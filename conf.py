@@ -33,6 +33,7 @@ extensions = [
     "ext.pages.mathml",  # formulas become MathML at build time
     "ext.lessons.downloads",  # a translated page offers translated .py and .ipynb files
     "ext.pages.a11y",  # keyboard access to wide code blocks and formulas
+    "ext.pages.weight",  # code blocks with the same colours and fewer tags
     "ext.lessons.provenance",  # each lesson names the PyTorch that executed it, and when
     "ext.pages.repository",  # with REPO_URL: Colab, source, edit and report links, dates
     "ext.pages.meta",  # each page's description
@@ -117,7 +118,7 @@ gettext_uuid = False
 # -- HTML --------------------------------------------------------------------
 # Furo: light and dark modes, phone layouts, and a small footprint (no CSS
 # framework, no icon font, no search index on every page), so a lesson page
-# with all its assets stays under 500 KB.
+# with all its assets stays light (tests/test_browser.py: at most 300 KB).
 html_theme = "furo"
 html_title = "Double backward in PyTorch"
 html_static_path = ["docs/_static"]

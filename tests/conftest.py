@@ -22,6 +22,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
@@ -308,6 +309,87 @@ def browser():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         yield browser
         browser.close()
+
+
+class Reader:
+    """One browser tab, with everything it loaded and everything that went wrong."""
+
+    def __init__(self, page):
+        self.page = page
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        self.missing: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
+        page.on("response", self._response)
+        page.route("**/*", self._route)
+
+    def _console(self, msg):
+        if msg.type == "error":
+            self.errors.append(f"console: {msg.text}")
+
+    def _route(self, route):
+        host = urlparse(route.request.url).hostname
+        if route.request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
+            route.continue_()
+        else:
+            self.outside.append(route.request.url)
+            route.abort()
+
+    def _response(self, response):
+        if response.status >= 400:
+            self.missing.append(f"{response.status} {response.url}")
+
+    def open(self, url: str):
+        """Load *url*: a static page is ready at "load", with every image decoded."""
+        self.page.goto(url, wait_until="load")
+        return self.page
+
+    def weight(self) -> int:
+        """The bytes of the open page and of all it loaded (the browser's
+        Resource Timing; no cache, since every request is routed)."""
+        return self.page.evaluate(
+            """() => performance.getEntriesByType("navigation")
+              .concat(performance.getEntriesByType("resource"))
+              .reduce((sum, entry) => sum + entry.encodedBodySize, 0)"""
+        )
+
+    def troubles(self) -> list[str]:
+        """What went wrong since the last call: errors, requests that left
+        the site or were not answered."""
+        found = [*self.errors, *(f"request outside the site {u}" for u in self.outside)]
+        found += [f"unanswered: {m}" for m in self.missing]
+        self.errors.clear()
+        self.outside.clear()
+        self.missing.clear()
+        return found
+
+
+def lesson_url(server: str, lang: str, lesson: Path) -> str:
+    return f"{server}/{lang}/lessons/{lesson.stem}.html"
+
+
+# The sizes a test's tab can take (a test asks with its parameter "width",
+# or by having "phone" in its name); a laptop otherwise.
+WIDTHS = {"laptop": (1280, 900), "phone": (390, 844)}
+
+
+@pytest.fixture
+def tab(browser, request):
+    """A fresh tab (a Reader): a laptop, or a phone for a test that asks for
+    one, in the colour scheme of the test's parameter "scheme" (light otherwise)."""
+    params = getattr(request.node, "callspec", None)
+    params = params.params if params else {}
+    width = params.get("width", "phone" if "phone" in request.node.name else "laptop")
+    w, h = WIDTHS[width]
+    context = browser.new_context(
+        viewport={"width": w, "height": h},
+        is_mobile=width == "phone",
+        has_touch=width == "phone",
+        color_scheme=params.get("scheme", "light"),
+    )
+    yield Reader(context.new_page())
+    context.close()
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,8 +1,8 @@
 """Unit tests of ext/lessons/graphs.py: a torchviz graph is read (its tensors' roles,
 its saved-tensor edges), its saved tensors are named after the custom
 Function's ``save_for_backward`` call, and it is styled with the light and the
-dark palette, described in alt text and drawn to SVG by ``dot``, as the
-scraper does for the graph a lesson displays.
+dark palette, described in alt text and drawn by ``dot`` to one SVG that holds
+both palettes, as the scraper does for the graph a lesson displays.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def test_a_tensor_with_several_roles_keeps_its_name_and_the_first_role():
     (node,) = graphs.parse(g).nodes.values()
     assert node.name == "x" and node.roles == {"output", "leaf", "saved"}
     dot = graphs.styled(graphs.parse(g), graphs.LIGHT).source
-    assert graphs.LIGHT["leaf"][0] in dot and graphs.LIGHT["saved"][0] not in dot
+    assert graphs.LIGHT["leaf"] in dot and graphs.LIGHT["saved"] not in dot
 
 
 def test_saved_tensors_are_named_after_the_save_for_backward_call():
@@ -93,8 +93,8 @@ def test_the_dark_palette_draws_other_colours():
     graph = graphs.parse(torchviz_like())
     light = graphs.render_svg(graphs.styled(graph, graphs.LIGHT))
     dark = graphs.render_svg(graphs.styled(graph, graphs.DARK))
-    assert graphs.DARK["leaf"][0].encode() in dark
-    assert graphs.LIGHT["leaf"][0].encode() not in dark and light != dark
+    assert graphs.DARK["leaf"].encode() in dark
+    assert graphs.LIGHT["leaf"].encode() not in dark and light != dark
 
 
 def test_alt_text_lists_tensors_nodes_and_saved_tensors():
@@ -113,7 +113,19 @@ def test_displayed_value_is_the_last_expression_only():
     assert graphs.displayed_value("def f(:", g) is None
 
 
-def test_scraper_writes_a_light_and_a_dark_svg(tmp_path):
+def test_one_svg_draws_the_dark_palette_where_the_scheme_is_dark():
+    svg = graphs.themed_svg(graphs.parse(torchviz_like())).decode()
+    light_leaf, dark_leaf = graphs.LIGHT["leaf"], graphs.DARK["leaf"]
+    assert f'fill="{light_leaf}"' in svg and dark_leaf not in svg.split("<style>")[0]
+    (style,) = re.findall(r"<style>(.*?)</style>", svg)
+    dark = style[style.index("@media (prefers-color-scheme:dark)") :]
+    assert f'[fill="{light_leaf}"]{{fill:{dark_leaf}}}' in dark
+    # Every colour the drawing uses has its dark counterpart, and no other.
+    used = set(re.findall(r'(fill|stroke)="(#[0-9a-f]{6})"', svg.split("</style>")[1]))
+    assert used == set(re.findall(r'\[(fill|stroke)="(#[0-9a-f]{6})"\]', dark))
+
+
+def test_scraper_writes_one_svg_per_graph(tmp_path):
     src = tmp_path / "docs"
     images = src / "lessons" / "images"
     images.mkdir(parents=True)
@@ -123,11 +135,10 @@ def test_scraper_writes_a_light_and_a_dark_svg(tmp_path):
     rst = graphs.scraper(
         block, {"example_globals": namespace, "image_path_iterator": paths}, {"src_dir": str(src)}
     )
-    for name, theme in (("sphx_glr_01_x_001.svg", "light"), ("sphx_glr_01_x_001_dark.svg", "dark")):
-        assert (images / name).is_file()
-        assert f".. image:: /lessons/images/{name}" in rst
-        assert f":class: autograd-graph only-{theme}" in rst
-    assert rst.count(":alt: Autograd graph drawn by torchviz.") == 2
+    assert [p.name for p in images.iterdir()] == ["sphx_glr_01_x_001.svg"]
+    assert rst.count(".. image:: /lessons/images/sphx_glr_01_x_001.svg") == 1
+    assert ":class: autograd-graph\n" in rst
+    assert rst.count(":alt: Autograd graph drawn by torchviz.") == 1
     assert re.search(r":width: [\d.]+pt", rst), "a width makes Sphinx link the full-size image"
 
 

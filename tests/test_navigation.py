@@ -4,8 +4,8 @@ keeps the place the reader scrolled to, the phone menu takes the keyboard's
 focus, search shows what matched and marks whole words, and the error index
 lists its entries at its top.
 
-The server and the browser are conftest's; the tab records what went wrong
-as tests/test_browser.py's Reader does; each test loads a page once.
+The server, the browser and the tab (a Reader, which records what went
+wrong) are conftest's; each test loads a page once.
 """
 
 from __future__ import annotations
@@ -14,36 +14,15 @@ import re
 from urllib.parse import quote
 
 import pytest
-from conftest import LANGUAGES, LESSONS
-from test_browser import Reader
+from conftest import LANGUAGES, LESSONS, lesson_url
 
 pytestmark = pytest.mark.build
-
-
-def lesson_url(server, lang, lesson):
-    return f"{server}/{lang}/lessons/{lesson.stem}.html"
 
 
 LONG_LESSON = next(p for p in LESSONS if p.name.startswith("06_"))
 INDEXES = [p for p in LESSONS if p.name.startswith(("15_", "16_"))]
 # The pages for the site's builders and translators, not its readers.
 MAINTAINERS = ("building.html", "translating.html")
-
-
-@pytest.fixture
-def tab(browser, request):
-    """A fresh tab: a laptop, or a phone for a test that asks for one."""
-    phone = "phone" in request.node.name
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844} if phone else {"width": 1280, "height": 900},
-        is_mobile=phone,
-        has_touch=phone,
-    )
-    page = context.new_page()
-    reader = Reader(page)
-    reader.open = lambda url: (page.goto(url, wait_until="load"), page)[1]
-    yield reader
-    context.close()
 
 
 def other(lang: str) -> str:

@@ -136,3 +136,62 @@ def test_a_notebook_links_the_api_and_no_page_it_cannot_reach(site):
         text = "".join("".join(c["source"]) for c in cells["cells"] if c["cell_type"] == "markdown")
         assert re.search(r"\]\(https://docs\.pytorch\.org/docs/[\d.]+/[^)]*gradcheck", text), lang
         assert not re.findall(r"\]\((?!https://)[^)]*\)", text), lang
+
+
+# A lesson whose notebook draws graphs (their cell is the same in every one).
+GRAPH_LESSON = next(p for p in LESSONS if "make_dot(" in p.read_text(encoding="utf-8"))
+
+
+def without_dot(tmp_path) -> dict[str, str]:
+    """An environment whose PATH holds this Python and nothing else: no
+    Graphviz ``dot``, as on a reader's machine with only PyTorch."""
+    import os
+    import shutil
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("python", "python3"):
+        (bin_dir / name).symlink_to(sys.executable)
+    env = dict(os.environ, PATH=str(bin_dir))
+    assert shutil.which("dot", path=env["PATH"]) is None
+    return env
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_without_dot_a_notebook_runs_to_its_end_and_says_how_to_install_it(site, tmp_path, lang):
+    """Issue 21: without Graphviz, "Run all" reaches the notebook's last cell,
+    and each graph cell shows, in the notebook's language, that ``dot`` is
+    missing and how to install it."""
+    import nbformat
+    import polib
+    from nbclient import NotebookClient
+
+    from ext import ROOT
+    from ext.translation.theme_labels import NO_DOT
+
+    said = NO_DOT
+    if lang != SOURCE:
+        catalog = polib.pofile(str(ROOT / "locale" / lang / "LC_MESSAGES" / "sphinx.po"))
+        said = catalog.find(NO_DOT).msgstr
+        assert said and said != NO_DOT, f"{lang}: NO_DOT is not translated"
+    notebook = site.download(lang, GRAPH_LESSON, ".ipynb")
+    nb = nbformat.read(notebook, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+        shutdown_kernel="immediate",
+    )
+    with open(tmp_path / "kernel.log", "w") as log:
+        client.execute(env=without_dot(tmp_path), stdout=log, stderr=log)  # raises on an error
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert code[-1].get("execution_count"), "the last cell did not run"
+    graphs = [
+        o["data"]["text/plain"]
+        for cell in code
+        for o in cell.outputs
+        if "make_dot(" in cell.source and "text/plain" in o.get("data", {})
+    ]
+    assert graphs, "no graph cell showed anything"
+    assert all(said in text for text in graphs), graphs[:1]

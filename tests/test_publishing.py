@@ -24,6 +24,7 @@ from conftest import (
     LESSONS,
     ROOT,
     Quiet,
+    Reader,
     Site,
     build_env,
     copy_project,
@@ -31,7 +32,7 @@ from conftest import (
     no_network,
     serve,
 )
-from test_browser import Reader, switch_language
+from test_browser import switch_language
 
 from ext.pages import publishing
 

@@ -3,7 +3,8 @@ laptop (1280 px) and on a phone (390 px).
 
 What used to trip a reader: white panels and white images in dark mode,
 colours that lose their contrast, pages and tables cut off on a phone, focus
-stops that vanish, a graph too small to read. Each page is loaded once per
+stops that vanish. (A graph too small to read on a phone opens large in the
+page's viewer: tests/test_edges.py.) Each page is loaded once per
 language and width, dark; the light sweep, the server and the tab are
 tests/test_browser.py's.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from conftest import LANGUAGES
+from conftest import LANGUAGES, WIDTHS
 from test_browser import (
     COLOUR_RULES,
     WALKED,
@@ -23,11 +24,10 @@ from test_browser import (
     run_line_problems,
     sweep,
     walk,
+    weight_problems,
 )
 
 pytestmark = pytest.mark.build
-
-WIDTHS = {"laptop": (1280, 900), "phone": (390, 844)}
 
 
 def light_share(png: bytes) -> float:
@@ -49,13 +49,6 @@ BRIGHT_BOXES = """() => Array.from(document.querySelectorAll('body *')).filter(e
 }).map(e => e.tagName.toLowerCase() + '.' + String(e.className).split(' ')[0])"""
 CUT_OFF = """() => [document.documentElement.scrollWidth - innerWidth,
   Array.from(document.querySelectorAll('.table-wrapper')).map(w => w.scrollWidth - w.clientWidth)]"""
-SHRUNK = """() => Array.from(document.querySelectorAll('img.autograd-graph'))
-  .filter(i => i.checkVisibility())
-  .map(i => {
-    const link = i.closest('a.image-reference');
-    return [i.naturalWidth / i.getBoundingClientRect().width, i.getBoundingClientRect().width,
-            link ? link.href : null];
-  })"""
 
 
 @pytest.fixture(scope="module")
@@ -81,13 +74,13 @@ def dark(browser, server, site):
                             f"{rel}: {image.get_attribute('src')} is {share:.0%} white"
                         )
             found.problems += accessibility_problems(page, rel, COLOUR_RULES)
+            if lesson:
+                found.problems += weight_problems(reader, rel)
         else:
             overflow, tables = page.evaluate(CUT_OFF)
             if overflow > 1:
                 found.problems.append(f"{rel}: the page scrolls sideways by {overflow}px")
             found.problems += [f"{rel}: a table is cut off by {cut}px" for cut in tables if cut > 1]
-            if lesson:
-                found.facts["shrunk"] = page.evaluate(SHRUNK)
             if rel in WALKED:
                 found.facts["walk"] = walk(page, rel)
         if rel == WALKED[0]:
@@ -116,7 +109,8 @@ def dark(browser, server, site):
 def test_every_page_in_dark_mode(dark, lang, width):
     """Every page, dark: no box has a light background; on a laptop no image
     (a graph, a card's thumbnail) is mostly white and axe finds no serious
-    contrast violation; on a phone nothing scrolls sideways and every table
+    contrast violation and a lesson stays light (as in tests/test_browser.py's
+    light sweep); on a phone nothing scrolls sideways and every table
     fits; every request is answered (the icon too), and nothing logs an error."""
     assert not problems(dark(lang, width)), problems(dark(lang, width))[:3000]
 
@@ -132,24 +126,3 @@ def test_a_lesson_says_which_pytorch_ran_it_and_links_the_api(dark, lang, width)
 def test_every_focus_stop_is_visible_and_on_screen_on_a_phone(dark, lang):
     found = [p for rel in WALKED for p in dark(lang, "phone")[rel].facts["walk"]]
     assert not found, "\n".join(found[:30])
-
-
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_a_phone_reader_opens_a_large_graph_full_size(dark, browser, lang):
-    """The graph a phone shrinks most is a link to its SVG, which opens at
-    full size."""
-    shrunk = [
-        (ratio, shown, link, rel)
-        for rel, visit in dark(lang, "phone").items()
-        for ratio, shown, link in visit.facts.get("shrunk", [])
-    ]
-    ratio, shown, link, rel = max(shrunk)
-    assert ratio > 1.5, "no graph is shrunk on a phone: pick a larger one"
-    assert link and link.endswith(".svg"), (rel, link)
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
-    page = context.new_page()
-    response = page.goto(link, wait_until="load")
-    assert response.ok, link
-    full = page.evaluate("document.documentElement.getBoundingClientRect().width")
-    context.close()
-    assert full > 1.5 * shown, (full, shown)

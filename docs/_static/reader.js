@@ -80,6 +80,51 @@
     });
   }
 
+  // A graph opens large in the viewer that docs/_templates/page.html writes
+  // on a page with graphs: the same image, so the same file and the page's
+  // colour scheme, at least its full size, zoomed with the buttons or the
+  // + and - keys, scrolled with the arrow keys; Escape closes it. Without
+  // JavaScript, the graph's link opens its SVG file.
+  function graphViewer() {
+    var dialog = document.getElementById("graph-viewer");
+    if (!dialog || !dialog.showModal) return;
+    var body = dialog.querySelector(".graph-viewer-body");
+    var shown = null, natural = 0, width = 0;
+    function zoom(factor) {
+      width = Math.min(8 * natural, Math.max(natural / 4, width * factor));
+      shown.style.width = width + "px";
+    }
+    dialog.querySelectorAll("[data-zoom]").forEach(function (button) {
+      button.addEventListener("click", function () { zoom(parseFloat(button.dataset.zoom)); });
+    });
+    dialog.querySelector("[data-close]").addEventListener("click", function () { dialog.close(); });
+    dialog.addEventListener("keydown", function (event) {
+      if (event.key === "+" || event.key === "=") zoom(1.25);
+      else if (event.key === "-") zoom(0.8);
+    });
+    document.querySelectorAll("a.image-reference").forEach(function (link) {
+      var graph = link.querySelector("img.autograd-graph");
+      if (!graph) return;
+      link.addEventListener("click", function (event) {
+        if (event.ctrlKey || event.metaKey || event.shiftKey || event.button) return;
+        event.preventDefault();
+        shown = new Image();
+        shown.src = graph.currentSrc || graph.src;
+        shown.alt = graph.alt;
+        body.replaceChildren(shown);
+        dialog.showModal();
+        body.focus();
+        // Its full size, or larger, up to twice, where the window has room.
+        var room = Math.min(
+          (body.clientWidth - 48) / graph.naturalWidth,
+          (body.clientHeight - 48) / graph.naturalHeight
+        );
+        width = natural = graph.naturalWidth;
+        zoom(Math.min(2, Math.max(1, room)));
+      });
+    });
+  }
+
   // Search. Upstream limitation (Sphinx 9.0): a page opened from the search
   // results marks the search's words inside longer words too ("grad" in
   // "gradient"); those marks are taken away, the whole words stay marked.
@@ -110,6 +155,7 @@
 
   function ready() {
     drawerButtons();
+    graphViewer();
     document.querySelectorAll(".language-switcher").forEach(function (switcher) {
       ["pointerdown", "focusin", "click"].forEach(function (type) {
         switcher.addEventListener(type, keepPlace);

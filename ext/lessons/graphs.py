@@ -3,9 +3,11 @@
 sphinx-gallery calls :func:`scraper` after each code block. When the block
 ends with a :class:`graphviz.Digraph` (such as ``torchviz.make_dot(...)``),
 the graph is redrawn with the site's one legend (the first lesson explains
-it) and rendered by Graphviz's ``dot`` twice, for the light and the dark
-theme. The page shows the one that matches the theme; a click opens it full
-size. Two things torchviz does not do are done here:
+it) and rendered by Graphviz's ``dot`` into one SVG file, drawn in the light
+palette, whose own style repaints it in the dark one where the colour scheme
+is dark (docs/_static/custom.css gives each image the page's scheme): a page
+fetches one file per graph, whichever scheme the reader chose. A click opens
+it large (docs/_static/reader.js). Two things torchviz does not do are done here:
 
 * torchviz names a Function's saved tensor only when the caller passed that
   very tensor object in ``params``; an output or an intermediate never is,
@@ -173,24 +175,21 @@ def name_saved_tensors(graph: Graph, namespace: dict) -> None:
 # Drawing with the site's legend
 
 
-# The legend's colours in each theme: labels, lines, backward nodes, and the
-# (fill, border) of a tensor in each role.
-LIGHT = {
-    "text": "#1f1f1f",
-    "line": "#555555",
-    "node": "#e8e8e8",
-    "leaf": ("#cde3f6", "#2c6aa0"),
-    "output": ("#d5eec6", "#3f7a2b"),
-    "saved": ("#ffdcaa", "#b36200"),
+# The legend's colours, each as (light, dark): labels, lines, backward nodes,
+# and the fill and border of a tensor in each role.
+LEGEND = {
+    "text": ("#1f1f1f", "#e6e6e6"),
+    "line": ("#555555", "#b0b0b0"),
+    "node": ("#e8e8e8", "#3a3d41"),
+    "leaf": ("#cde3f6", "#1e4a70"),
+    "leaf border": ("#2c6aa0", "#7fb6e6"),
+    "output": ("#d5eec6", "#2c5424"),
+    "output border": ("#3f7a2b", "#8fcf78"),
+    "saved": ("#ffdcaa", "#6e4300"),
+    "saved border": ("#b36200", "#f0a850"),
 }
-DARK = {
-    "text": "#e6e6e6",
-    "line": "#b0b0b0",
-    "node": "#3a3d41",
-    "leaf": ("#1e4a70", "#7fb6e6"),
-    "output": ("#2c5424", "#8fcf78"),
-    "saved": ("#6e4300", "#f0a850"),
-}
+LIGHT = {key: light for key, (light, _) in LEGEND.items()}
+DARK = {key: dark for key, (_, dark) in LEGEND.items()}
 
 
 def styled(graph: Graph, palette: dict) -> graphviz.Digraph:
@@ -214,8 +213,13 @@ def styled(graph: Graph, palette: dict) -> graphviz.Digraph:
             dot.node(ids[old], node.label, style="filled", fillcolor=palette["node"])
         else:
             label = f"{node.name}\n{node.shape}" if node.name else node.shape
-            fill, border = palette[role]
-            dot.node(ids[old], label, style="rounded,filled", fillcolor=fill, color=border)
+            dot.node(
+                ids[old],
+                label,
+                style="rounded,filled",
+                fillcolor=palette[role],
+                color=palette[f"{role} border"],
+            )
     for a, b, is_saved in graph.edges:
         dot.edge(ids[a], ids[b], **({"dir": "none", "style": "dashed"} if is_saved else {}))
     return dot
@@ -227,6 +231,25 @@ def render_svg(dot: graphviz.Digraph) -> bytes:
     svg = dot.pipe(format="svg")
     # The first comment names the Graphviz version; the rest repeat node names.
     return re.sub(rb"<!--.*?-->\n?", b"", svg, flags=re.DOTALL)
+
+
+def themed_svg(graph: Graph) -> bytes:
+    """*graph* as one SVG: drawn in LIGHT, and in DARK where the scheme is dark.
+
+    The style maps each colour that ``dot`` wrote as a fill or stroke
+    attribute to its dark counterpart. In an ``<img>``, the scheme is the
+    image's ``color-scheme`` (Chromium, Firefox); opened on its own, the
+    reader's system setting, with the canvas of that scheme.
+    """
+    svg = render_svg(styled(graph, LIGHT))
+    rules = "".join(
+        f'[{attr}="{light}"]{{{attr}:{dark}}}'
+        for light, dark in LEGEND.values()
+        for attr in ("fill", "stroke")
+        if f'{attr}="{light}"'.encode() in svg
+    )
+    style = f"<style>svg{{color-scheme:light dark}}@media (prefers-color-scheme:dark){{{rules}}}</style>"
+    return re.sub(rb"(<svg\b[^>]*>)", lambda m: m[1] + b"\n" + style.encode(), svg, count=1)
 
 
 def alt_text(graph: Graph) -> str:
@@ -274,18 +297,14 @@ def scraper(block, block_vars: dict, gallery_conf: dict) -> str:
     graph = parse(value)
     name_saved_tensors(graph, namespace)
     alt = alt_text(graph)
-    light = Path(next(block_vars["image_path_iterator"])).with_suffix(".svg")
-    dark = light.with_name(light.stem + "_dark.svg")
-    rst = ""
-    for path, palette, theme in ((light, LIGHT, "light"), (dark, DARK, "dark")):
-        svg = render_svg(styled(graph, palette))
-        if not path.exists() or path.read_bytes() != svg:
-            path.write_bytes(svg)
-        uri = "/" + path.relative_to(gallery_conf["src_dir"]).as_posix()
-        rst += f"\n.. image:: {uri}\n   :alt: {alt}\n"
-        rst += f"   :class: autograd-graph only-{theme}\n"
-        # dot's width: Sphinx then links the image to its full-size file
-        # (html_scaled_image_link), which a phone reader can open and zoom.
-        if width := re.search(rb'<svg[^>]*\swidth="([\d.]+pt)"', svg):
-            rst += f"   :width: {width[1].decode()}\n"
+    path = Path(next(block_vars["image_path_iterator"])).with_suffix(".svg")
+    svg = themed_svg(graph)
+    if not path.exists() or path.read_bytes() != svg:
+        path.write_bytes(svg)
+    uri = "/" + path.relative_to(gallery_conf["src_dir"]).as_posix()
+    rst = f"\n.. image:: {uri}\n   :alt: {alt}\n   :class: autograd-graph\n"
+    # dot's width: Sphinx then links the image to its full-size file
+    # (html_scaled_image_link), which opens without JavaScript too.
+    if width := re.search(rb'<svg[^>]*\swidth="([\d.]+pt)"', svg):
+        rst += f"   :width: {width[1].decode()}\n"
     return rst + "\n"
