@@ -174,10 +174,30 @@ display({{"application/json": report(globals(), {stem!r})}}, raw=True)
 """
 
 
-def run_notebook(notebook: Path, stem: str) -> NotebookRun:
+def without_dot(folder: Path) -> dict[str, str]:
+    """An environment whose PATH holds this Python and nothing else: no
+    Graphviz ``dot``, as on a reader's machine with only PyTorch."""
+    bin_dir = folder / "bin"
+    bin_dir.mkdir()
+    for name in ("python", "python3"):
+        (bin_dir / name).symlink_to(sys.executable)
+    assert shutil.which("dot", path=str(bin_dir)) is None
+    return dict(os.environ, PATH=str(bin_dir))
+
+
+# Two lessons that draw graphs run their notebook without Graphviz's dot, one
+# in each of the first two languages, instead of the usual English run with it
+# (issue 21: a reader runs every notebook with or without Graphviz). The other
+# graph lessons keep dot, so both paths run and no lesson runs a third time.
+GRAPH_LESSONS = [p for p in LESSONS if "make_dot(" in p.read_text(encoding="utf-8")]
+NO_DOT_RUNS = dict(zip(GRAPH_LESSONS[:2], reversed(LANGUAGES[:2]), strict=False))
+
+
+def run_notebook(notebook: Path, stem: str, env: dict | None = None) -> NotebookRun:
     """Run *notebook* top to bottom, in a fresh Jupyter kernel (nbclient and
-    ipykernel, as Jupyter runs it), from its folder; then, in the same kernel,
-    the checks of tests/test_functions.py on lesson *stem*'s Functions."""
+    ipykernel, as Jupyter runs it), from its folder, in *env* if given; then,
+    in the same kernel, the checks of tests/test_functions.py on lesson
+    *stem*'s Functions."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
@@ -199,7 +219,7 @@ def run_notebook(notebook: Path, stem: str) -> NotebookRun:
     # notebook runs beside other tests, whose output it would interleave.
     with open(notebook.parent.with_suffix(".kernel.log"), "w") as log:
         try:
-            client.execute(stdout=log, stderr=log)
+            client.execute(stdout=log, stderr=log, **({} if env is None else {"env": env}))
         except CellExecutionError as exc:  # names the cell that failed, and why
             error = str(exc)
         except Exception as exc:  # the kernel died: its log says why
@@ -213,9 +233,10 @@ def run_notebook(notebook: Path, stem: str) -> NotebookRun:
 
 
 class NotebookRuns:
-    """The runs of the lessons' downloaded English notebooks, each from a
-    folder that holds nothing but that notebook, one kernel at a time in a
-    thread beside the tests: started by :meth:`start`, waited for by calling."""
+    """The runs of the lessons' downloaded notebooks (English, but for
+    NO_DOT_RUNS), each from a folder that holds nothing but that notebook,
+    one kernel at a time in a thread beside the tests: started by
+    :meth:`start`, waited for by calling."""
 
     def __init__(self, site: Site, tmp_path_factory):
         self.site, self.tmp = site, tmp_path_factory
@@ -226,8 +247,12 @@ class NotebookRuns:
         for lesson in lessons:
             if lesson not in self.runs:
                 folder = self.tmp.mktemp(lesson.stem)
-                notebook = shutil.copy(self.site.download(LANGUAGES[0], lesson, ".ipynb"), folder)
-                self.runs[lesson] = self.pool.submit(run_notebook, Path(notebook), lesson.stem)
+                lang = NO_DOT_RUNS.get(lesson, LANGUAGES[0])
+                notebook = shutil.copy(self.site.download(lang, lesson, ".ipynb"), folder)
+                env = None
+                if lesson in NO_DOT_RUNS:
+                    env = without_dot(self.tmp.mktemp(f"{lesson.stem}-nodot"))
+                self.runs[lesson] = self.pool.submit(run_notebook, Path(notebook), lesson.stem, env)
 
     def __call__(self, lesson: Path) -> NotebookRun:
         self.start([lesson])

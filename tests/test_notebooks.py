@@ -23,7 +23,7 @@ import sys
 import zipfile
 
 import pytest
-from conftest import LANGUAGES, LESSONS
+from conftest import GRAPH_LESSONS, LANGUAGES, LESSONS, NO_DOT_RUNS
 
 pytestmark = pytest.mark.build
 
@@ -58,6 +58,8 @@ def test_the_notebook_runs_in_a_fresh_kernel_and_prints_what_the_page_shows(
     assert run.error is None, run.error
     outputs = [o for cell in run.cells for o in cell.outputs]
     assert not [o for o in outputs if o.get("output_type") == "error"]
+    if lesson in GRAPH_LESSONS and lesson not in NO_DOT_RUNS:  # with dot, graphs draw
+        assert [o for o in outputs if "image/svg+xml" in o.get("data", {})], "no graph drawn"
     assert any(o.get("output_type") == "stream" for o in outputs), "a lesson prints its results"
     # A warning shows on stderr; pip's own notes in the install cell do not count.
     cells = run.cells[1:] if "".join(run.cells[0].source).startswith("%pip") else run.cells
@@ -138,60 +140,31 @@ def test_a_notebook_links_the_api_and_no_page_it_cannot_reach(site):
         assert not re.findall(r"\]\((?!https://)[^)]*\)", text), lang
 
 
-# A lesson whose notebook draws graphs (their cell is the same in every one).
-GRAPH_LESSON = next(p for p in LESSONS if "make_dot(" in p.read_text(encoding="utf-8"))
-
-
-def without_dot(tmp_path) -> dict[str, str]:
-    """An environment whose PATH holds this Python and nothing else: no
-    Graphviz ``dot``, as on a reader's machine with only PyTorch."""
-    import os
-    import shutil
-
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for name in ("python", "python3"):
-        (bin_dir / name).symlink_to(sys.executable)
-    env = dict(os.environ, PATH=str(bin_dir))
-    assert shutil.which("dot", path=env["PATH"]) is None
-    return env
-
-
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_without_dot_a_notebook_runs_to_its_end_and_says_how_to_install_it(site, tmp_path, lang):
+@pytest.mark.parametrize("lesson", list(NO_DOT_RUNS), ids=[p.stem for p in NO_DOT_RUNS])
+def test_without_dot_a_notebook_runs_to_its_end_and_says_how_to_install_it(notebook_run, lesson):
     """Issue 21: without Graphviz, "Run all" reaches the notebook's last cell,
     and each graph cell shows, in the notebook's language, that ``dot`` is
-    missing and how to install it."""
-    import nbformat
+    missing and how to install it (conftest.py's NO_DOT_RUNS run these
+    notebooks with a PATH that has no ``dot``; the others keep it)."""
     import polib
-    from nbclient import NotebookClient
 
     from ext import ROOT
     from ext.translation.theme_labels import NO_DOT
 
-    said = NO_DOT
+    lang, said = NO_DOT_RUNS[lesson], NO_DOT
     if lang != SOURCE:
         catalog = polib.pofile(str(ROOT / "locale" / lang / "LC_MESSAGES" / "sphinx.po"))
         said = catalog.find(NO_DOT).msgstr
         assert said and said != NO_DOT, f"{lang}: NO_DOT is not translated"
-    notebook = site.download(lang, GRAPH_LESSON, ".ipynb")
-    nb = nbformat.read(notebook, as_version=4)
-    client = NotebookClient(
-        nb,
-        timeout=600,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(tmp_path)}},
-        shutdown_kernel="immediate",
-    )
-    with open(tmp_path / "kernel.log", "w") as log:
-        client.execute(env=without_dot(tmp_path), stdout=log, stderr=log)  # raises on an error
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    assert code[-1].get("execution_count"), "the last cell did not run"
+    run = notebook_run(lesson)
+    assert run.error is None, run.error
+    assert run.cells[-1].get("execution_count"), "the last cell did not run"
     graphs = [
         o["data"]["text/plain"]
-        for cell in code
+        for cell in run.cells
         for o in cell.outputs
         if "make_dot(" in cell.source and "text/plain" in o.get("data", {})
     ]
     assert graphs, "no graph cell showed anything"
     assert all(said in text for text in graphs), graphs[:1]
+    assert not [o for c in run.cells for o in c.outputs if "image/svg+xml" in o.get("data", {})]
