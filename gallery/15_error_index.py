@@ -1312,5 +1312,5 @@ _, tangent = torch.func.jvp(NewCubeJvp.apply, (x.detach(),), (ones,))
 assert torch.allclose(tangent, 3 * x.detach() ** 2)
 
 # %%
-# Next, :ref:`lesson 16 <lesson-builtin-operators>`: the built-in operators whose
+# Next, :ref:`lesson 17 <lesson-builtin-operators>`: the built-in operators whose
 # own backward has no derivative, so that double backward stops inside PyTorch.
