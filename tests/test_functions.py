@@ -207,39 +207,41 @@ TABLE = {
     ("15_error_index", "CubeNumpy"): (DEMO, None, None),  # .numpy() raises under grad mode
     ("15_error_index", "CubeAllNumpy"): (FIRST_ONLY, apply("CubeAllNumpy"), UNARY),
     ("15_error_index", "CubeJittery"): (DEMO, None, None),
-    ("15_error_index", "Scale"): (DEMO, None, None),
-    ("15_error_index", "CubeInPlace"): (DEMO, None, None),
-    ("15_error_index", "CubeNoMaterialize"): (DEMO, None, None),
-    ("15_error_index", "CubeForgotSaveForForward"): (
-        DOUBLE,
-        apply("CubeForgotSaveForForward"),
-        UNARY,
-    ),
-    ("15_error_index", "Mean"): (DEMO, None, None),  # its gradient has the output's shape
-    ("15_error_index", "MeanFixed"): (DOUBLE, apply("MeanFixed"), UNARY),
     ("15_error_index", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
-    ("15_error_index", "NumpyCube"): (DOUBLE, apply("NumpyCube"), UNARY),
-    ("15_error_index", "NumpyCubeVmap"): (DOUBLE, apply("NumpyCubeVmap"), UNARY),
-    ("15_error_index", "NumpyCubeBothRules"): (DEMO, None, None),  # vmap refuses it
     ("15_error_index", "NewCubeJvp"): (DOUBLE, apply("NewCubeJvp"), UNARY),
     ("15_error_index", "CubeDetached"): (FIRST_ONLY, apply("CubeDetached"), UNARY),
     ("15_error_index", "CubeWrongFormula"): (WRONG, apply("CubeWrongFormula"), UNARY),
     ("15_error_index", "CubeCountsCalls"): (WRONG, apply("CubeCountsCalls"), UNARY),
     ("15_error_index", "CubeGradInPlace"): (DEMO, None, None),  # fast_mode catches it
-    ("15_error_index", "ScaleSavesNumber"): (DEMO, None, None),
-    ("15_error_index", "CubeWithoutBackward"): (DEMO, None, None),
-    ("15_error_index", "CubeInPlaceCopy"): (DEMO, None, None),
-    ("15_error_index", "CubeForgotSaveForBackward"): (DEMO, None, None),
-    ("15_error_index", "CubeWrongJvp"): (DEMO, None, None),  # its jvp is wrong
-    ("15_error_index", "CubeNumpyBackward"): (FIRST_ONLY, apply("CubeNumpyBackward"), UNARY),
-    ("15_error_index", "CubeBackwardInNumpy"): (DOUBLE, apply("CubeBackwardInNumpy"), PAIR),
-    ("15_error_index", "CubeNumpyBackwardFixed"): (
+    ("15_error_index", "MulSquare"): (DOUBLE, apply("MulSquare"), PAIR),
+    ("15_error_index", "MulSquareNumpy"): (DEMO, None, None),  # gradgradcheck passes: silent
+    ("16_function_errors", "Cube"): (DOUBLE, apply("Cube"), UNARY),
+    ("16_function_errors", "Scale"): (DEMO, None, None),
+    ("16_function_errors", "CubeInPlace"): (DEMO, None, None),
+    ("16_function_errors", "CubeNoMaterialize"): (DEMO, None, None),
+    ("16_function_errors", "CubeForgotSaveForForward"): (
+        DOUBLE,
+        apply("CubeForgotSaveForForward"),
+        UNARY,
+    ),
+    ("16_function_errors", "Mean"): (DEMO, None, None),  # its gradient has the output's shape
+    ("16_function_errors", "MeanFixed"): (DOUBLE, apply("MeanFixed"), UNARY),
+    ("16_function_errors", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
+    ("16_function_errors", "NumpyCube"): (DOUBLE, apply("NumpyCube"), UNARY),
+    ("16_function_errors", "NumpyCubeVmap"): (DOUBLE, apply("NumpyCubeVmap"), UNARY),
+    ("16_function_errors", "NumpyCubeBothRules"): (DEMO, None, None),  # vmap refuses it
+    ("16_function_errors", "ScaleSavesNumber"): (DEMO, None, None),
+    ("16_function_errors", "CubeWithoutBackward"): (DEMO, None, None),
+    ("16_function_errors", "CubeInPlaceCopy"): (DEMO, None, None),
+    ("16_function_errors", "CubeForgotSaveForBackward"): (DEMO, None, None),
+    ("16_function_errors", "CubeWrongJvp"): (DEMO, None, None),  # its jvp is wrong
+    ("16_function_errors", "CubeNumpyBackward"): (FIRST_ONLY, apply("CubeNumpyBackward"), UNARY),
+    ("16_function_errors", "CubeBackwardInNumpy"): (DOUBLE, apply("CubeBackwardInNumpy"), PAIR),
+    ("16_function_errors", "CubeNumpyBackwardFixed"): (
         DOUBLE,
         apply("CubeNumpyBackwardFixed"),
         UNARY,
     ),
-    ("15_error_index", "MulSquare"): (DOUBLE, apply("MulSquare"), PAIR),
-    ("15_error_index", "MulSquareNumpy"): (DEMO, None, None),  # gradgradcheck passes: silent
 }
 
 # The exercises' solutions (gallery/solutions), which a reader copies too:
