@@ -396,7 +396,7 @@ def test_the_table_of_variants_is_read_from_the_docs():
 
 def test_a_variant_is_refused_naming_what_to_write():
     (problem,) = zh("Backward is recorded.", "反向计算会被记录。")
-    assert problem.startswith("uses 反向计算: write 反向函数 (")
+    assert problem.startswith("uses 反向计算: write 反向函数, says the table of variants: ")
     (problem,) = zh("It is silently wrong.", "它悄悄算错。")
     assert "不报错" in problem
 
@@ -440,6 +440,8 @@ def test_lesson_numbers_and_file_names_pass():
         ("讲解见 {ref}`第 1 课 <lesson-a>`。", "md"),
         ("见 [术语表](glossary.md)。", "md"),
         ("情形和 :ref:`第 5 课 <lesson-a>` 中一样。", "rst"),
+        ("见 :ref:`lesson-a`。", "rst"),  # Sphinx puts in the section's Chinese title
+        ("{doc}`glossary` 面向读者。", "md"),
     ],
 )
 def test_a_space_beside_a_chinese_link_is_refused(msgstr, syntax):
@@ -455,6 +457,8 @@ def test_a_space_beside_a_chinese_link_is_refused(msgstr, syntax):
         ("讲解见{ref}`第 1 课 <lesson-a>`。", "md"),
         ("用 :func:`gradcheck <torch.autograd.gradcheck>` 检验。", "rst"),  # Latin keeps it
         ("用 [gradcheck](https://example.org) 检验。", "md"),
+        ("见\\ :ref:`lesson-a`。", "rst"),
+        ("{doc}`glossary`面向读者，见{ref}`lesson-a`。", "md"),  # no space asked for either
     ],
 )
 def test_a_chinese_link_without_a_space_passes(msgstr, syntax):
@@ -503,6 +507,26 @@ def test_a_card_reads_as_its_lessons_opening_without_markup(tmp_path):
     assert error.startswith(f"{index}:{polib.pofile(str(index))[0].linenum}: a card reads as ")
     assert f"({lesson}:{polib.pofile(str(lesson))[0].linenum})" in error
     assert error.endswith(": 用 gradcheck，见第 4 课。")
+
+
+def test_a_cards_terms_are_read_in_its_lessons_opening(tmp_path):
+    """A card's plain "forward" is ``forward`` in the lesson it comes from
+    (gallery/), so its Chinese keeps the method's name; without that lesson
+    the word is the term, which the table of terms translates."""
+    lessons = tmp_path / "locale" / "zh_CN" / "LC_MESSAGES" / "lessons"
+    gallery = tmp_path / "gallery" / "01_a.py"
+    gallery.parent.mkdir()
+    gallery.write_text('"""\nA\n=\n\nWrite ``forward`` in\n``float64``.\n"""\n', encoding="utf-8")
+    opening = ("Write ``forward`` in ``float64``.", "用 ``float64`` 编写 ``forward``。")
+    write_po(lessons / "01_a.po", [opening], SIGNED)
+    write_po(
+        lessons / "index.po", [("Write forward in float64.", "用 float64 编写 forward。")], SIGNED
+    )
+    docs, locale = tmp_path / "docs", tmp_path / "locale"
+    assert catalogs.check(["zh_CN"], True, docs, locale) == []
+    gallery.unlink()
+    (error,) = catalogs.check(["zh_CN"], True, docs, locale)
+    assert "'forward' is translated as '前向'" in error
 
 
 def test_a_pending_catalog_gets_the_added_rules_as_warnings(tmp_path):

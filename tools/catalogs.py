@@ -189,8 +189,9 @@ class Variant:
         if self.bad not in text:
             return None
         where = f" where the English has {' or '.join(self.english)}" if self.english else ""
-        why = self.note.rstrip(".")
-        return f"uses {self.bad}{where}: write {self.right} ({why}; see the table of variants)"
+        return (
+            f"uses {self.bad}{where}: write {self.right}, says the table of variants: {self.note}"
+        )
 
 
 def read_variants(path: Path = GLOSSARY) -> list[Variant]:
@@ -206,25 +207,34 @@ def read_variants(path: Path = GLOSSARY) -> list[Variant]:
 
 # A lesson number with a leading zero: 第 01 课, （第 08 课）, 05 课.
 _PADDED_LESSON = re.compile(r"第\s*0+(\d+)\s*课|(?<![\w.])0+(\d+)\s*课")
-# A link whose text a translation gives: a role with an explicit title, a reST
-# hyperlink, a Markdown link. Its text, Chinese at either end, takes no space
-# beside Chinese text or full-width punctuation (the space rule is for Latin).
-_RST_TITLED = re.compile(
+# A link and its text: a role with an explicit title, a reST hyperlink, a
+# Markdown link, and a reference to a section or page without one, whose
+# text is that title, Chinese on a Chinese page (written 链 here). A link
+# whose text is Chinese at one end takes no space there beside Chinese text or
+# full-width punctuation: the space rule is for Latin words.
+_RST_LINKS = re.compile(
     r":(?!math:)[\w.+-]+(?::[\w.+-]+)*:`(?P<text>[^`<]*?)\s*<[^<>`]+>`"
     r"|(?<!`)`(?P<link>[^`<]*?)\s*<[^<>`]+>`__?"
+    r"|:(?:std:)?(?P<xref>ref|doc|numref):`[^`<]+`"
 )
-_MD_TITLED = re.compile(
+_MD_LINKS = re.compile(
     r"\{(?!math\})[\w.+-]+(?::[\w.+-]+)*\}`(?P<text>[^`<]*?)\s*<[^<>`]+>`"
     r"|\[(?P<link>[^\]]+)\]\([^)]+\)"
+    r"|\{(?:std:)?(?P<xref>ref|doc|numref)\}`[^`<]+`"
 )
+
+
+def link_text(m: re.Match) -> str:
+    """The text a match of _RST_LINKS or _MD_LINKS shows."""
+    return m["text"] or m["link"] or ("链" if m["xref"] else "")
 
 
 def link_space_problems(msgstr: str, syntax: str) -> list[str]:
     """A space between a link whose text starts or ends with Chinese and the
     Chinese text or full-width punctuation beside it."""
     found = []
-    for m in (_MD_TITLED if syntax == "md" else _RST_TITLED).finditer(msgstr):
-        text, before, after = m["text"] or m["link"] or "", msgstr[: m.start()], msgstr[m.end() :]
+    for m in (_MD_LINKS if syntax == "md" else _RST_LINKS).finditer(msgstr):
+        text, before, after = link_text(m), msgstr[: m.start()], msgstr[m.end() :]
         if re.match(CJK, text) and re.search(rf"(?:{CJK}|[{FULL_WIDTH}]) +$", before):
             found.append(before.rstrip()[-1] + " " + m[0][:20])
         if re.search(rf"{CJK}$", text) and re.match(rf" +(?:{CJK}|[{FULL_WIDTH}])", after):
@@ -271,8 +281,8 @@ def zh_style_problems(
                 problems.append(f"'{term}' is translated as '{glossary[term]}' (see the glossary)")
     # A link reads as its text (Chinese text beside Chinese needs no space),
     # other markup as a Latin word.
-    titled = _MD_TITLED if syntax == "md" else _RST_TITLED
-    text = markup.sub("X", titled.sub(lambda m: m["text"] or m["link"] or "X", msgstr))
+    links = _MD_LINKS if syntax == "md" else _RST_LINKS
+    text = markup.sub("X", links.sub(lambda m: link_text(m) or "X", msgstr))
     if not re.search(CJK, text):
         return problems
     brackets = "" if code else rf"|{CJK}\s*\(|\)\s*{CJK}"
@@ -328,6 +338,23 @@ def card_text(rst: str) -> str:
 
 
 CARDS = "lessons/index"
+
+
+def card_openings(srcdir: Path) -> dict[str, str]:
+    """Each card's text, a message of the lessons' index, mapped to the
+    paragraph of the lesson it comes from, with its markup. The rules on terms
+    read that paragraph: where it writes ``forward`` as code, the card's plain
+    "forward" is the method, not the word the table of terms translates."""
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+    found = {}
+    for script in sorted((srcdir.parent / "gallery").glob("[0-9][0-9]_*.py")):
+        docstring = split_code_and_text_blocks(str(script))[1][0].content
+        paragraphs = [p for p in docstring.lstrip().split("\n\n") if p and not p.startswith(".. ")]
+        if len(paragraphs) > 1:  # the title, then the opening (as sphinx-gallery reads them)
+            opening = " ".join(paragraphs[1].split())
+            found[card_text(opening)] = opening
+    return found
 
 
 def same_text_problems(translated: dict[str, tuple[Path, list[polib.POEntry]]]) -> list[str]:
@@ -442,6 +469,7 @@ def check(
         check_language(lang, locale_dir)
         style = zh_style_problems if finished and lang == "zh_CN" else None  # rules of its own
         variants = read_variants() if style else []
+        openings = card_openings(srcdir) if style else {}
         translated: dict[str, tuple[Path, list[polib.POEntry]]] = {}
         for domain, path in catalogs(lang, locale_dir).items():
             broken, warnings = msgfmt(path)
@@ -461,7 +489,10 @@ def check(
                 found += parsed[i] if parsed and not found else []
                 if style:
                     kind = "code" if entry.msgid in in_code else syntax
-                    found += style(entry.msgid, entry.msgstr, kind, terms, variants)
+                    english = (
+                        openings.get(entry.msgid, entry.msgid) if domain == CARDS else entry.msgid
+                    )
+                    found += style(english, entry.msgstr, kind, terms, variants)
                 for message in found:
                     pending = domain in PENDING and message.startswith(ADDED_RULES)
                     (warn if pending else errors.append)(f"{rel(path)}:{entry.linenum}: {message}")
