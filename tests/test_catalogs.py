@@ -370,3 +370,176 @@ def test_a_capitalised_term_in_lower_case_is_a_name_in_code():
         catalogs.zh_style_problems("jacrev and hessian", "jacrev 和 hessian", "rst", glossary) == []
     )
     assert catalogs.zh_style_problems("The Hessian.", "Hessian。", "rst", glossary)
+
+
+# -- renderings never to use, lesson numbers, links, one rendering per text ----
+
+
+def test_the_table_of_variants_is_read_from_the_docs():
+    """One list, in docs/translating.md: the old mistranslations and the
+    variants of a term that already has its rendering."""
+    rules = {v.bad: v for v in catalogs.read_variants()}
+    assert not hasattr(catalogs, "FORBIDDEN")
+    for bad, right in [
+        ("渐变", "梯度"),
+        ("课程", "课"),
+        ("反向计算", "反向函数"),
+        ("第二遍", "第二次"),
+        ("悄悄", "不报错"),
+        ("静默", "不报错"),
+        ("笔记本", "notebook"),
+        ("检查", "检验"),
+    ]:
+        assert rules[bad].right == right, bad
+    assert rules["检查"].english and not rules["悄悄"].english
+
+
+def test_a_variant_is_refused_naming_what_to_write():
+    (problem,) = zh("Backward is recorded.", "反向计算会被记录。")
+    assert problem.startswith("uses 反向计算: write 反向函数, says the table of variants: ")
+    (problem,) = zh("It is silently wrong.", "它悄悄算错。")
+    assert "不报错" in problem
+
+
+def test_a_scoped_variant_is_refused_only_where_the_english_has_its_words():
+    """检查 is 检验 where the English checks derivatives (gradcheck and the
+    like); elsewhere it is right, and the term 原地修改检查 keeps it."""
+    assert any("检验" in p for p in zh("Check it with ``gradcheck``.", "用 ``gradcheck`` 检查它。"))
+    assert zh("``make check`` checks the catalogs.", "``make check`` 检查消息目录。") == []
+    terms = {"in-place check": "原地修改检查"}
+    msgid = "The in-place check, which ``gradcheck`` does not do."
+    msgstr = "原地修改检查，``gradcheck`` 不做这件事。"
+    assert catalogs.zh_style_problems(msgid, msgstr, "rst", terms) == []
+
+
+@pytest.mark.parametrize(
+    ("msgstr", "right"),
+    [
+        ("见第 01 课。", "第 1 课"),
+        ("（第 08 课）", "第 8 课"),
+        ("见第01课。", "第 1 课"),
+        ("见 05 课。", "第 5 课"),
+    ],
+)
+def test_a_lesson_number_with_a_leading_zero_is_refused(msgstr, right):
+    problems = zh("See lesson 01.", msgstr)  # 第01课 breaks the spacing rule too
+    assert any("leading zero" in p and f"write {right}" in p for p in problems), problems
+
+
+def test_lesson_numbers_and_file_names_pass():
+    assert zh("See lesson 10.", "见第 10 课。") == []
+    assert zh("Run ``05_untracked.py``.", "运行 ``05_untracked.py``。") == []
+
+
+@pytest.mark.parametrize(
+    ("msgstr", "syntax"),
+    [
+        ("讲解见 :ref:`第 1 课 <lesson-a>`。", "rst"),
+        (":ref:`跳到末尾 <end>` 下载完整的示例代码。", "rst"),
+        ("见 `术语表 <https://example.org>`__。", "rst"),
+        ("讲解见 {ref}`第 1 课 <lesson-a>`。", "md"),
+        ("见 [术语表](glossary.md)。", "md"),
+        ("情形和 :ref:`第 5 课 <lesson-a>` 中一样。", "rst"),
+        ("见 :ref:`lesson-a`。", "rst"),  # Sphinx puts in the section's Chinese title
+        ("{doc}`glossary` 面向读者。", "md"),
+    ],
+)
+def test_a_space_beside_a_chinese_link_is_refused(msgstr, syntax):
+    problems = zh("See it.", msgstr, syntax)
+    assert any(p.startswith("no space between a link whose text is Chinese") for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("msgstr", "syntax"),
+    [
+        ("讲解见\\ :ref:`第 1 课 <lesson-a>`。", "rst"),
+        (":ref:`跳到末尾 <end>`\\ 下载完整的示例代码。", "rst"),
+        ("讲解见{ref}`第 1 课 <lesson-a>`。", "md"),
+        ("用 :func:`gradcheck <torch.autograd.gradcheck>` 检验。", "rst"),  # Latin keeps it
+        ("用 [gradcheck](https://example.org) 检验。", "md"),
+        ("见\\ :ref:`lesson-a`。", "rst"),
+        ("{doc}`glossary`面向读者，见{ref}`lesson-a`。", "md"),  # no space asked for either
+    ],
+)
+def test_a_chinese_link_without_a_space_passes(msgstr, syntax):
+    assert zh("See it.", msgstr, syntax) == []
+
+
+def test_myst_has_no_escaped_space():
+    """``\\ `` is reST's; a MyST page shows the backslash."""
+    (problem,) = zh("Use **bold** here.", "这里用\\ **粗体**\\ 。", "md")
+    assert "MyST has no escaped space" in problem
+    assert zh("Use **bold** here.", "这里用\\ **粗体**。", "rst") == []
+    assert zh("Write `\\ ` here.", "这里写 `\\ `。", "md") == []  # code shows it
+
+
+def test_one_english_text_is_translated_alike_in_every_catalog(tmp_path):
+    """The same msgid translated two ways, in two catalogs, is refused with
+    both places named; the translators' guide may keep an English term."""
+    base = tmp_path / "zh_CN" / "LC_MESSAGES"
+    a = write_po(base / "a.po", [("Summary", "小结"), ("Fine.", "好。")], SIGNED)
+    b = write_po(base / "b.po", [("Summary", "总结")], SIGNED)
+    write_po(base / "translating.po", [("Summary", "Summary")], SIGNED)
+    errors = catalogs.check(["zh_CN"], True, tmp_path, tmp_path)
+    (line_a,), (line_b,) = (
+        [e.linenum for e in polib.pofile(str(p)) if e.msgid == "Summary"] for p in (a, b)
+    )
+    assert errors == [
+        f"{b}:{line_b}: the same English as {a}:{line_a}, translated differently; translate both alike"
+    ]
+    write_po(b, [("Summary", "小结")], SIGNED)
+    assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []
+
+
+def test_a_card_reads_as_its_lessons_opening_without_markup(tmp_path):
+    """sphinx-gallery's card is the lesson's first paragraph without markup,
+    a message of the lessons' index: its Chinese is the lesson's, read so."""
+    base = tmp_path / "zh_CN" / "LC_MESSAGES" / "lessons"
+    opening = ("Use :func:`~torch.autograd.gradcheck`, see :ref:`lesson 04 <lesson-d>`.",
+               "用 :func:`~torch.autograd.gradcheck`，见\\ :ref:`第 4 课 <lesson-d>`。")  # fmt: skip
+    lesson = write_po(base / "01_a.po", [opening], SIGNED)
+    index = write_po(
+        base / "index.po", [("Use gradcheck, see lesson 04.", "用 gradcheck，见第 4 课。")], SIGNED
+    )
+    assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []
+    write_po(index, [("Use gradcheck, see lesson 04.", "用 gradcheck 检验，见第四课。")], SIGNED)
+    (error,) = catalogs.check(["zh_CN"], True, tmp_path, tmp_path)
+    assert error.startswith(f"{index}:{polib.pofile(str(index))[0].linenum}: a card reads as ")
+    assert f"({lesson}:{polib.pofile(str(lesson))[0].linenum})" in error
+    assert error.endswith(": 用 gradcheck，见第 4 课。")
+
+
+def test_a_cards_terms_are_read_in_its_lessons_opening(tmp_path):
+    """A card's plain "forward" is ``forward`` in the lesson it comes from
+    (gallery/), so its Chinese keeps the method's name; without that lesson
+    the word is the term, which the table of terms translates."""
+    lessons = tmp_path / "locale" / "zh_CN" / "LC_MESSAGES" / "lessons"
+    gallery = tmp_path / "gallery" / "01_a.py"
+    gallery.parent.mkdir()
+    gallery.write_text('"""\nA\n=\n\nWrite ``forward`` in\n``float64``.\n"""\n', encoding="utf-8")
+    opening = ("Write ``forward`` in ``float64``.", "用 ``float64`` 编写 ``forward``。")
+    write_po(lessons / "01_a.po", [opening], SIGNED)
+    write_po(
+        lessons / "index.po", [("Write forward in float64.", "用 float64 编写 forward。")], SIGNED
+    )
+    docs, locale = tmp_path / "docs", tmp_path / "locale"
+    assert catalogs.check(["zh_CN"], True, docs, locale) == []
+    gallery.unlink()
+    (error,) = catalogs.check(["zh_CN"], True, docs, locale)
+    assert "'forward' is translated as '前向'" in error
+
+
+def test_a_pending_catalog_gets_the_added_rules_as_warnings(tmp_path):
+    """A catalog that another change is rewriting (PENDING) hears of the
+    rules added with the table of variants, without failing make check; any
+    other catalog fails with the same problem, named at its line."""
+    base = tmp_path / "zh_CN" / "LC_MESSAGES"
+    (pending,) = sorted(catalogs.PENDING)[:1]
+    bad = [("It is silently wrong, see lesson 01.", "它悄悄算错，见第 01 课。")]
+    write_po(base / f"{pending}.po", bad, SIGNED)
+    warned = []
+    assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path, warn=warned.append) == []
+    assert len(warned) == 2 and all(f"{pending}.po:" in w for w in warned), warned
+    write_po(base / "other.po", bad, SIGNED)
+    errors = catalogs.check(["zh_CN"], True, tmp_path, tmp_path, warn=warned.append)
+    assert len(errors) == 2 and all("other.po:" in e for e in errors), errors

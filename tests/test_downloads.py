@@ -98,15 +98,17 @@ def test_a_notebook_turns_roles_into_links():
 
 
 def test_a_notebook_shows_no_rest():
-    """A list-table becomes a Markdown table, its cells translated; an escaped
-    space goes, except inside a literal."""
+    """A list-table becomes a Markdown table, its cells translated (an empty
+    one stays empty: gettext translates "" as its catalog's header); an
+    escaped space goes, except inside a literal."""
     from ext.lessons.downloads import markdown
 
     text = (
         "Before.\n\n.. list-table::\n   :header-rows: 1\n\n   * -\n     - A\n     - B\n"
         "   * - Row\n     - one\n       line | two\n     - ``x``\n\nAfter **蓝色**\\ 表示 ``a\\ b``.\n"
     )
-    out = markdown(text, lambda s: {"Row": "行"}.get(s, s))
+    gettext = {"Row": "行", "": "Project-Id-Version: lesson\nLanguage: zh_CN\n"}
+    out = markdown(text, lambda s: gettext.get(s, s))
     assert "|  | A | B |\n|---|---|---|\n| 行 | one line \\| two | ``x`` |\n" in out
     assert "list-table" not in out and out.startswith("Before.") and "After" in out
     assert "**蓝色**表示 ``a\\ b``" in out

@@ -350,7 +350,9 @@ def markdown(text: str, translate: Callable[[str], str]) -> str:
                 rows[-1].append(line[3:])
             elif line.strip() and not line.startswith(":"):
                 rows[-1][-1] += " " + line
-        cells = [[translate(" ".join(c.split())).replace("|", "\\|") for c in r] for r in rows]
+        # An empty cell stays empty: gettext's "" is the catalog's header.
+        joined = [[" ".join(c.split()) for c in r] for r in rows]
+        cells = [[translate(c).replace("|", "\\|") if c else c for c in r] for r in joined]
         lines = ["| " + " | ".join(row) + " |" for row in cells]
         return "\n".join([lines[0], "|" + "---|" * len(rows[0]), *lines[1:]]) + "\n\n"
 
