@@ -2,14 +2,16 @@
 tiny Furo project laid out as the site is (conf.py above the sources, the
 templates beside conf.py), three pages built in Chinese: Sphinx translates the
 theme's labels from a ``sphinx.po``, and the shim the labels Furo writes as
-plain English, never the article; ``make gettext`` puts every label, the
-site's title and copyright and the site's sentences in ``sphinx.pot``; a
-changed ``sphinx.po`` rewrites every page.
+plain English, never the article; the search page's scripts get the site's
+words too; ``make gettext`` puts every label, the site's title and copyright
+and the site's sentences in ``sphinx.pot``; a changed ``sphinx.po`` rewrites
+every page.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 import shutil
 import subprocess
@@ -19,7 +21,7 @@ import polib
 import pytest
 
 from ext import ROOT
-from ext.translation.theme_labels import DESCRIPTION, SITE_STRINGS
+from ext.translation.theme_labels import DESCRIPTION, NO_RESULTS, SCRIPT_STRINGS, SITE_STRINGS
 
 CONF = f"""
 import sys
@@ -52,6 +54,7 @@ CHINESE = {
     "My site": "我的网站",  # conf.py's
     "2026, me": "2026，我",
     DESCRIPTION: "一系列课。",
+    NO_RESULTS: "没有找到匹配的页面。",  # Sphinx's says 您 and speaks of categories
 }
 
 
@@ -110,13 +113,26 @@ def test_title_copyright_and_site_sentences_are_translated_config_left_alone(pro
     assert '<meta name="description" content="一系列课。">' in page(project, "genindex")
 
 
+def test_the_search_scripts_speak_the_catalog_beside_sphinxs_own_words(project):
+    """Sphinx reads its scripts' words from one ``sphinx.js``: the site's, which
+    keeps Sphinx's Chinese for the rest, wherever the build runs from (the
+    project's ``locale_dirs`` is relative, as here, and the tests build from
+    another folder)."""
+    assert "_static/translations.js" in page(project, "search")
+    script = (project / "_build" / "html" / "_static" / "translations.js").read_text()
+    catalog = json.loads(script[script.index("{") : script.rindex("}") + 1])
+    assert catalog["messages"][NO_RESULTS] == "没有找到匹配的页面。"
+    assert catalog["messages"]["Search Results"] == "搜索结果"  # Sphinx's own
+    assert catalog["plural_expr"] == "0"
+
+
 def test_gettext_writes_every_label_and_sentence_into_sphinx_pot(project):
     out = project / "_build" / "gettext"
     sphinx_build(project, "gettext", out)
     msgids = {entry.msgid for entry in polib.pofile(str(out / "sphinx.pot"))}
     furo = {"Back to top", "Next", "On this page", "Made with ", "Copyright &#169; %(copyright)s"}
     shim = {"Menu", "Toggle site navigation sidebar", "%(author)s's", "Out:"}
-    assert furo | shim | {"My site", "2026, me", *SITE_STRINGS} <= msgids
+    assert furo | shim | {"My site", "2026, me", *SITE_STRINGS, *SCRIPT_STRINGS} <= msgids
 
 
 def test_a_changed_catalog_rewrites_every_page(project):
