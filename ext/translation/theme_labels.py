@@ -17,6 +17,10 @@ SCRIPT_STRINGS from ``sphinx.po``.
 
 Upstream limitations: Furo writes "Toggle navigation of %s" in Python
 (furo/navigation.py) as plain English, not through ``_()``: translated here.
+sphinx-copybutton 0.5.2 has its words in its script, with no option to
+change them (its Chinese "Copied!" is 复制成功! with a half-width !): the
+build gives the script the words of COPY_BUTTON from ``sphinx.po``, and stops,
+naming this file, if the script no longer has the line it adds them before.
 Sphinx 9.0 looks for that ``sphinx.js`` relative to the working directory, not
 to the sources, so the folder it is written in is named by its absolute path.
 """
@@ -30,6 +34,7 @@ from pathlib import Path
 
 from babel.messages.plurals import get_plural
 from sphinx import package_dir
+from sphinx.errors import ExtensionError
 from sphinx.locale import get_translation
 
 label = get_translation("sphinx")  # a msgid in the build's language
@@ -92,6 +97,14 @@ NO_RESULTS = (
     "spelled correctly and that you've selected enough categories."
 )
 SCRIPT_STRINGS = (NO_RESULTS,)
+# sphinx-copybutton's words, by its key in its script, with its English as the msgid.
+COPY_BUTTON = {
+    "copy": "Copy",
+    "copy_to_clipboard": "Copy to clipboard",
+    "copy_success": "Copied!",
+    "copy_failure": "Failed to copy",
+}
+_COPY_MARK = "// the site's words: ext/translation/theme_labels.py"
 
 
 def add_messages(app) -> None:
@@ -106,7 +119,8 @@ def add_messages(app) -> None:
         for path in sorted(Path(folder).rglob("*.html")):
             for line, _function, msgid in extract(path.read_text(encoding="utf-8")):
                 catalog.add(msgid, MsgOrigin(str(path), line))
-    for msgid in (app.config.html_title, app.config.copyright, *SITE_STRINGS, *SCRIPT_STRINGS):
+    strings = (*SITE_STRINGS, *SCRIPT_STRINGS, *COPY_BUTTON.values())
+    for msgid in (app.config.html_title, app.config.copyright, *strings):
         catalog.add(msgid, MsgOrigin(__file__, 0))
 
 
@@ -135,6 +149,34 @@ def script_translations(app, config) -> None:
     config.locale_dirs = [str(folder), *config.locale_dirs]
 
 
+def copy_button_words(app, exception) -> None:
+    """sphinx-copybutton's words in the page's language, from ``sphinx.po``:
+    one line, before the script picks its language (see above), sets them
+    over its own (its English where it has none for the language)."""
+    script = Path(app.outdir, "_static", "copybutton.js")
+    if exception or not script.is_file():
+        return
+    words = {key: label(msgid) for key, msgid in COPY_BUTTON.items() if label(msgid) != msgid}
+    text = "".join(
+        line for line in script.read_text(encoding="utf-8").splitlines(True)
+        if not line.rstrip().endswith(_COPY_MARK)
+    )  # fmt: skip
+    if words:
+        if "\nlet locale = " not in text:
+            raise ExtensionError(
+                "sphinx-copybutton's copybutton.js has no 'let locale = ' line, before which "
+                "ext/translation/theme_labels.py sets the copy button's words; update it"
+            )
+        lang = json.dumps(app.config.language.replace("_", "-"))  # as <html lang>
+        mine = json.dumps(words, ensure_ascii=False)
+        line = (
+            f"messages[{lang}] = Object.assign({{}}, messages.en, messages[{lang}], {mine});"
+            f"  {_COPY_MARK}\n"
+        )
+        text = text.replace("\nlet locale = ", f"\n{line}let locale = ", 1)
+    script.write_text(text, encoding="utf-8")
+
+
 def depend_on_catalog(app, docname: str, source: list[str]) -> None:
     for locale_dir in app.config.locale_dirs:
         po = Path(app.srcdir, locale_dir, app.config.language, "LC_MESSAGES", "sphinx.po")
@@ -159,4 +201,5 @@ def setup(app):
     app.connect("builder-inited", add_messages)
     app.connect("source-read", depend_on_catalog)
     app.connect("html-page-context", translate_context, priority=600)  # after Furo's
+    app.connect("build-finished", copy_button_words)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
