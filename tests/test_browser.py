@@ -398,6 +398,22 @@ def test_code_blocks_have_copy_buttons(light, lang):
         assert 0 < facts["codeBlocks"] <= facts["copyButtons"], rel
 
 
+@pytest.mark.parametrize(("lang", "copied"), [("en", "Copied!"), ("zh_CN", "已复制")])
+def test_the_copy_button_says_it_copied_in_the_page_language(tab, server, lang, copied):
+    """After a click the button's tooltip and its icon's title say so in the
+    page's language: sphinx.po's words, not sphinx-copybutton's own Chinese
+    (复制成功! with a half-width !)."""
+    page = tab.open(f"{server}/{lang}/lessons/{LESSON.stem}.html")
+    button = page.locator("button.copybtn").first
+    button.scroll_into_view_if_needed()
+    button.hover()
+    button.click()
+    page.wait_for_function("b => b.classList.contains('success')", arg=button.element_handle())
+    assert button.get_attribute("data-tooltip") == copied
+    assert button.locator("svg title").text_content() == copied
+    assert not tab.troubles()
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_next_leads_through_the_lessons_in_order(light, server, lang):
     found = lessons(light(lang))

@@ -346,10 +346,10 @@ def test_the_search_dictionary_holds_whole_glossary_words():
 
 def test_chinese_style_catches_course_for_lesson_italics_and_spaced_brackets():
     assert any("课程" in p for p in zh("In this lesson, x.", "在本课程中，x。"))
-    assert any("italics" in p for p in zh("A *critic* D.", "一个 *判别器* D。"))
-    assert any("italics" in p for p in zh("A *critic* D.", "一个 _判别器_ D。", "md"))
-    assert zh("A *critic* D.", "一个 **判别器** D。") == []
-    assert zh("A *critic* D.", "一个 **判别器** D。", "md") == []
+    assert any("italics" in p for p in zh("A *critic* D.", "一个 *评判器* D。"))
+    assert any("italics" in p for p in zh("A *critic* D.", "一个 _评判器_ D。", "md"))
+    assert zh("A *critic* D.", "一个 **评判器** D。") == []
+    assert zh("A *critic* D.", "一个 **评判器** D。", "md") == []
     assert any("\\ （" in p for p in zh("``x`` (blue)", "``x`` （蓝色）"))
     assert zh("``x`` (blue)", "``x``\\ （蓝色）") == []
     assert zh("`x` (blue)", "`x`（蓝色）", "md") == []
@@ -389,9 +389,25 @@ def test_the_table_of_variants_is_read_from_the_docs():
         ("静默", "不报错"),
         ("笔记本", "notebook"),
         ("检查", "检验"),
+        ("判别器", "评判器"),
+        ("保存张量钩子", "已保存张量的钩子"),
+        ("当下", "如今"),
     ]:
         assert rules[bad].right == right, bad
     assert rules["检查"].english and not rules["悄悄"].english
+
+
+def test_a_critic_is_no_discriminator():
+    """WGAN's critic scores, it does not classify: 判别器 is refused where the
+    English says critic, and stays right for a GAN's discriminator."""
+    assert any("评判器" in p for p in zh("A *critic* D.", "一个 **判别器** D。"))
+    assert zh("A GAN's discriminator.", "GAN 的判别器。") == []
+
+
+def test_today_is_no_literary_word():
+    (problem,) = zh("Today: torch.compile", "当下：torch.compile")
+    assert "如今" in problem
+    assert zh("Today: torch.compile", "如今：torch.compile") == []
 
 
 def test_a_variant_is_refused_naming_what_to_write():

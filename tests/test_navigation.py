@@ -34,7 +34,7 @@ def other(lang: str) -> str:
 # list item or cell that has words besides its links), what is wrong with it:
 # its text repeats the words right before or after it (a title pulled in
 # whole, "Next, Today: what double backward costs: what double backward
-# costs."), it carries a "Today:" / "当下" label, or it is a whole "Label:
+# costs."), it carries a "Today:" / "如今：" label, or it is a whole "Label:
 # subtitle" title in the middle of a sentence. A word is a run of letters, or
 # one Chinese character; a repeat is at least 4 letters or 2 characters.
 AWKWARD_LINKS = r"""() => {
@@ -71,7 +71,7 @@ AWKWARD_LINKS = r"""() => {
     }
     const sentence = block.textContent.replace(/\s+/g, " ").trim().slice(0, 160);
     if (repeat) problems.push(`repeats its neighbours: "${text}" in "${sentence}"`);
-    else if (/Today:|当下/.test(text)) problems.push(`"${text}" mid-sentence: "${sentence}"`);
+    else if (/Today:|如今：/.test(text)) problems.push(`"${text}" mid-sentence: "${sentence}"`);
     else if (/[:：]/.test(text)) problems.push(`a whole title "${text}" in "${sentence}"`);
   }
   return problems;
@@ -80,7 +80,7 @@ AWKWARD_LINKS = r"""() => {
 REPORTED = {  # issue 21's sentence, and the same in Chinese
     "en": "Next, <a class='reference internal' href='14_cost.html'>Today: what double backward"
     " costs</a>: what double backward costs.",
-    "zh_CN": "接下来，<a class='reference internal' href='14_cost.html'>当下：二阶反向传播的开销"
+    "zh_CN": "接下来，<a class='reference internal' href='14_cost.html'>如今：二阶反向传播的开销"
     "</a>讨论二阶反向传播的开销。",
 }
 

@@ -1,14 +1,21 @@
 """Unit tests of ext/lessons/provenance.py: a lesson's page gets, under its title, the
 line that says which PyTorch executed it and when (from the run file that
-tools/gallery.py writes); a lesson never executed gets none.
+tools/gallery.py writes); a lesson never executed gets none; the line under it
+spaces its download label as the page's language does.
 """
 
 from __future__ import annotations
 
+import html
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+from docutils import nodes
+
 from ext.lessons import provenance as gallery
+from ext.translation import theme_labels
 
 
 def test_the_run_line_goes_under_a_lessons_title(tmp_path):
@@ -30,3 +37,25 @@ def test_the_run_line_goes_under_a_lessons_title(tmp_path):
     provenance.add_run_line(app, "lessons/02_b", source)  # never executed: no line
     assert source == [page]
     assert provenance.run_date(0) == "1970-01-01"
+
+
+def visited(monkeypatch, words):
+    """The "Needs ... · Download: ..." line as visit_lesson_run writes it, with
+    the labels of *words* (the catalog of the page's language)."""
+    monkeypatch.setattr(theme_labels, "label", lambda msgid: words.get(msgid, msgid))
+    files = {Path(f"lessons/01_a{s}"): (None, f"h/01_a{s}") for s in (".ipynb", ".py", ".zip")}
+    builder = SimpleNamespace(env=SimpleNamespace(dlfiles=files), dlpath="../_downloads")
+    writer = SimpleNamespace(body=[], encode=html.escape, builder=builder)
+    node = gallery.lesson_run("", torch="2.13.0", date="2026-11-23", needs=["numpy"], stem="01_a")
+    with pytest.raises(nodes.SkipNode):
+        gallery.visit_lesson_run(writer, node)
+    return writer.body[-1]
+
+
+def test_the_download_label_is_spaced_as_its_language_spaces(monkeypatch):
+    """One space after "Download:", none after the full-width colon of 下载：."""
+    english = visited(monkeypatch, {})
+    assert "Needs PyTorch, numpy · Download: <a " in english
+    chinese = visited(monkeypatch, {"Needs %s": "需要 %s", "Download:": "下载："})
+    assert "需要 PyTorch、numpy · 下载：<a " in chinese
+    assert chinese.count("<a ") == 3 and "·  " not in chinese

@@ -2,14 +2,16 @@
 tiny Furo project laid out as the site is (conf.py above the sources, the
 templates beside conf.py), three pages built in Chinese: Sphinx translates the
 theme's labels from a ``sphinx.po``, and the shim the labels Furo writes as
-plain English, never the article; ``make gettext`` puts every label, the
-site's title and copyright and the site's sentences in ``sphinx.pot``; a
-changed ``sphinx.po`` rewrites every page.
+plain English, never the article; the search page's scripts and the copy
+button get the site's words too; ``make gettext`` puts every label, the site's title and copyright
+and the site's sentences in ``sphinx.pot``; a changed ``sphinx.po`` rewrites
+every page.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 import shutil
 import subprocess
@@ -19,12 +21,18 @@ import polib
 import pytest
 
 from ext import ROOT
-from ext.translation.theme_labels import DESCRIPTION, SITE_STRINGS
+from ext.translation.theme_labels import (
+    COPY_BUTTON,
+    DESCRIPTION,
+    NO_RESULTS,
+    SCRIPT_STRINGS,
+    SITE_STRINGS,
+)
 
 CONF = f"""
 import sys
 sys.path.insert(0, {str(ROOT)!r})
-extensions = ["ext.translation.theme_labels", "ext.pages.meta"]
+extensions = ["ext.translation.theme_labels", "ext.pages.meta", "sphinx_copybutton"]
 html_theme = "furo"
 html_title = "My site"
 copyright = "2026, me"
@@ -52,6 +60,8 @@ CHINESE = {
     "My site": "我的网站",  # conf.py's
     "2026, me": "2026，我",
     DESCRIPTION: "一系列课。",
+    NO_RESULTS: "没有找到匹配的页面。",  # Sphinx's says 您 and speaks of categories
+    "Copied!": "已复制",  # sphinx-copybutton's is 复制成功! (a half-width !)
 }
 
 
@@ -110,13 +120,41 @@ def test_title_copyright_and_site_sentences_are_translated_config_left_alone(pro
     assert '<meta name="description" content="一系列课。">' in page(project, "genindex")
 
 
+def test_the_search_scripts_speak_the_catalog_beside_sphinxs_own_words(project):
+    """Sphinx reads its scripts' words from one ``sphinx.js``: the site's, which
+    keeps Sphinx's Chinese for the rest, wherever the build runs from (the
+    project's ``locale_dirs`` is relative, as here, and the tests build from
+    another folder)."""
+    assert "_static/translations.js" in page(project, "search")
+    script = (project / "_build" / "html" / "_static" / "translations.js").read_text()
+    catalog = json.loads(script[script.index("{") : script.rindex("}") + 1])
+    assert catalog["messages"][NO_RESULTS] == "没有找到匹配的页面。"
+    assert catalog["messages"]["Search Results"] == "搜索结果"  # Sphinx's own
+    assert catalog["plural_expr"] == "0"
+
+
+def test_the_copy_button_says_the_catalogs_words_once(project):
+    """One line of the site's words, before sphinx-copybutton picks its
+    language (tests/test_browser.py clicks the button); a rebuild does not
+    add a second."""
+    script = project / "_build" / "html" / "_static" / "copybutton.js"
+    for _build in range(2):
+        text = script.read_text(encoding="utf-8")
+        (line,) = [line for line in text.splitlines() if "theme_labels.py" in line]
+        assert line.startswith('messages["zh-CN"] = Object.assign({}, messages.en,')
+        assert '{"copy_success": "已复制"}' in line
+        assert text.index(line) < text.index("\nlet locale = ")
+        sphinx_build(project, "html", project / "_build" / "html")
+
+
 def test_gettext_writes_every_label_and_sentence_into_sphinx_pot(project):
     out = project / "_build" / "gettext"
     sphinx_build(project, "gettext", out)
     msgids = {entry.msgid for entry in polib.pofile(str(out / "sphinx.pot"))}
     furo = {"Back to top", "Next", "On this page", "Made with ", "Copyright &#169; %(copyright)s"}
     shim = {"Menu", "Toggle site navigation sidebar", "%(author)s's", "Out:"}
-    assert furo | shim | {"My site", "2026, me", *SITE_STRINGS} <= msgids
+    ours = {"My site", "2026, me", *SITE_STRINGS, *SCRIPT_STRINGS, *COPY_BUTTON.values()}
+    assert furo | shim | ours <= msgids
 
 
 def test_a_changed_catalog_rewrites_every_page(project):

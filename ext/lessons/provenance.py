@@ -104,8 +104,10 @@ def visit_lesson_run(self, node: lesson_run) -> None:
         if dest:
             href = f"{self.builder.dlpath}/{quote(str(dest))}"
             links.append(f'<a class="reference download" href="{href}" download="">{suffix}</a>')
+    download = label(DOWNLOAD)
+    gap = "" if download[-1:] > "\u3000" else " "  # none after a full-width colon (下载：)
     self.body.append(
-        f'<p class="lesson-needs">{self.encode(needs)} · {self.encode(label(DOWNLOAD))} '
+        f'<p class="lesson-needs">{self.encode(needs)} · {self.encode(download)}{gap}'
         + " · ".join(links)
         + "</p>\n"
     )

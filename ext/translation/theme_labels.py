@@ -9,16 +9,32 @@ extensions write with :func:`label`; the title and copyright translated in each
 page's context, leaving conf.py's configuration as it is; and every page's
 dependency on ``sphinx.po``, whose changes Sphinx would not write out.
 
-Upstream limitation: Furo writes "Toggle navigation of %s" in Python
+Sphinx's scripts (the search page's messages) read their words from a
+``sphinx.js``, which Sphinx takes from the first folder of ``locale_dirs`` that
+has one for the language, and else from its own: :func:`script_translations`
+writes one, Sphinx's own words with this site's translations of
+SCRIPT_STRINGS from ``sphinx.po``.
+
+Upstream limitations: Furo writes "Toggle navigation of %s" in Python
 (furo/navigation.py) as plain English, not through ``_()``: translated here.
+sphinx-copybutton 0.5.2 has its words in its script, with no option to
+change them (its Chinese "Copied!" is 复制成功! with a half-width !): the
+build gives the script the words of COPY_BUTTON from ``sphinx.po``, and stops,
+naming this file, if the script no longer has the line it adds them before.
+Sphinx 9.0 looks for that ``sphinx.js`` relative to the working directory, not
+to the sources, so the folder it is written in is named by its absolute path.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
+from babel.messages.plurals import get_plural
+from sphinx import package_dir
+from sphinx.errors import ExtensionError
 from sphinx.locale import get_translation
 
 label = get_translation("sphinx")  # a msgid in the build's language
@@ -74,6 +90,23 @@ SITE_STRINGS = (
 )  # fmt: skip
 
 
+# Sphinx's own words in its scripts that the site translates anew: this one
+# speaks of categories, which the site does not have.
+NO_RESULTS = (
+    "Your search did not match any documents. Please make sure that all words are "
+    "spelled correctly and that you've selected enough categories."
+)
+SCRIPT_STRINGS = (NO_RESULTS,)
+# sphinx-copybutton's words, by its key in its script, with its English as the msgid.
+COPY_BUTTON = {
+    "copy": "Copy",
+    "copy_to_clipboard": "Copy to clipboard",
+    "copy_success": "Copied!",
+    "copy_failure": "Failed to copy",
+}
+_COPY_MARK = "// the site's words: ext/translation/theme_labels.py"
+
+
 def add_messages(app) -> None:
     if app.builder.name != "gettext":
         return
@@ -86,8 +119,62 @@ def add_messages(app) -> None:
         for path in sorted(Path(folder).rglob("*.html")):
             for line, _function, msgid in extract(path.read_text(encoding="utf-8")):
                 catalog.add(msgid, MsgOrigin(str(path), line))
-    for msgid in (app.config.html_title, app.config.copyright, *SITE_STRINGS):
+    strings = (*SITE_STRINGS, *SCRIPT_STRINGS, *COPY_BUTTON.values())
+    for msgid in (app.config.html_title, app.config.copyright, *strings):
         catalog.add(msgid, MsgOrigin(__file__, 0))
+
+
+def script_translations(app, config) -> None:
+    """Sphinx's ``sphinx.js`` for the build's language, with this site's
+    translations of SCRIPT_STRINGS, written beside the doctrees in a folder
+    that ``locale_dirs`` then names first (see above)."""
+    ours = {msgid: label(msgid) for msgid in SCRIPT_STRINGS if label(msgid) != msgid}
+    if not ours:  # English, or nothing translated: Sphinx's own file, if any
+        return
+    language = config.language
+    shipped = Path(package_dir, "locale", language, "LC_MESSAGES", "sphinx.js")
+    if shipped.is_file():  # Documentation.addTranslations({...});
+        text = shipped.read_text(encoding="utf-8")
+        catalog = json.loads(text[text.index("{") : text.rindex("}") + 1])
+    else:
+        catalog = {"messages": {}, "plural_expr": get_plural(language).plural_expr}
+        catalog["locale"] = language
+    catalog["messages"].update(ours)
+    folder = Path(app.doctreedir, "locale").resolve()
+    script = folder / language / "LC_MESSAGES" / "sphinx.js"
+    text = f"Documentation.addTranslations({json.dumps(catalog, indent=4, sort_keys=True)});\n"
+    if not script.is_file() or script.read_text(encoding="utf-8") != text:
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(text, encoding="utf-8")
+    config.locale_dirs = [str(folder), *config.locale_dirs]
+
+
+def copy_button_words(app, exception) -> None:
+    """sphinx-copybutton's words in the page's language, from ``sphinx.po``:
+    one line, before the script picks its language (see above), sets them
+    over its own (its English where it has none for the language)."""
+    script = Path(app.outdir, "_static", "copybutton.js")
+    if exception or not script.is_file():
+        return
+    words = {key: label(msgid) for key, msgid in COPY_BUTTON.items() if label(msgid) != msgid}
+    text = "".join(
+        line for line in script.read_text(encoding="utf-8").splitlines(True)
+        if not line.rstrip().endswith(_COPY_MARK)
+    )  # fmt: skip
+    if words:
+        if "\nlet locale = " not in text:
+            raise ExtensionError(
+                "sphinx-copybutton's copybutton.js has no 'let locale = ' line, before which "
+                "ext/translation/theme_labels.py sets the copy button's words; update it"
+            )
+        lang = json.dumps(app.config.language.replace("_", "-"))  # as <html lang>
+        mine = json.dumps(words, ensure_ascii=False)
+        line = (
+            f"messages[{lang}] = Object.assign({{}}, messages.en, messages[{lang}], {mine});"
+            f"  {_COPY_MARK}\n"
+        )
+        text = text.replace("\nlet locale = ", f"\n{line}let locale = ", 1)
+    script.write_text(text, encoding="utf-8")
 
 
 def depend_on_catalog(app, docname: str, source: list[str]) -> None:
@@ -110,7 +197,9 @@ def translate_context(app, pagename, templatename, context, doctree) -> None:
 
 
 def setup(app):
+    app.connect("config-inited", script_translations)
     app.connect("builder-inited", add_messages)
     app.connect("source-read", depend_on_catalog)
     app.connect("html-page-context", translate_context, priority=600)  # after Furo's
+    app.connect("build-finished", copy_button_words)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
