@@ -216,7 +216,20 @@ TABLE = {
     ("15_error_index", "MulSquare"): (DOUBLE, apply("MulSquare"), PAIR),
     ("15_error_index", "MulSquareNumpy"): (DEMO, None, None),  # gradgradcheck passes: silent
     ("16_function_errors", "Cube"): (DOUBLE, apply("Cube"), UNARY),
-    ("16_function_errors", "Scale"): (DEMO, None, None),
+    ("16_function_errors", "Scale"): (DOUBLE, apply("Scale", 2.0), UNARY),
+    ("16_function_errors", "ScaleMissingNone"): (DEMO, None, None),
+    ("16_function_errors", "Power"): (DEMO, None, None),  # returns its input as-is for n == 1
+    ("16_function_errors", "PowerFixed"): (DOUBLE, apply("PowerFixed", 3), UNARY),
+    ("16_function_errors", "CubeNoMaterializeLast"): (DEMO, None, None),
+    ("16_function_errors", "CubeNoMaterializeFixed"): (
+        DOUBLE,
+        apply("CubeNoMaterializeFixed"),
+        UNARY,
+    ),
+    # A check in forward that vmap cannot run (its generated rule), and the fix.
+    ("16_function_errors", "CubeChecked"): (DOUBLE, apply("CubeChecked"), UNARY),
+    ("16_function_errors", "CubeCheckedItem"): (DOUBLE, apply("CubeCheckedItem"), UNARY),
+    ("16_function_errors", "CubeCheckedVmap"): (DOUBLE, apply("CubeCheckedVmap"), UNARY),
     ("16_function_errors", "CubeInPlace"): (DEMO, None, None),
     ("16_function_errors", "CubeNoMaterialize"): (DEMO, None, None),
     ("16_function_errors", "CubeForgotSaveForForward"): (
