@@ -627,8 +627,8 @@ assert "it must override the setup_context staticmethod" in message
 #
 # **Cause:** one of these four transforms ran code that uses saved-tensor
 # hooks: most often activation checkpointing,
-# ``torch.utils.checkpoint.checkpoint(..., use_reentrant=False)``, inside the
-# transformed function; or ``torch.autograd.graph.saved_tensors_hooks``, or a
+# :func:`~torch.utils.checkpoint.checkpoint` with ``use_reentrant=False``,
+# inside the transformed function; or ``torch.autograd.graph.saved_tensors_hooks``, or a
 # context manager built on it such as ``torch.autograd.graph.save_on_cpu``,
 # around it. With ``use_reentrant=True``, checkpointing stops at the previous
 # entry's message instead (both below). **Fix:** compute the derivative with
