@@ -603,6 +603,73 @@ passed = torch.library.opcheck(bad_fake, (x.detach(),), test_utils="test_faketen
 assert passed == {"test_faketensor": "SUCCESS"}
 
 # %%
+# A tangent of zeros, or none, from a custom operator
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** forward mode through a :func:`torch.library.custom_op`, which has
+# no forward-mode rule on this build's PyTorch: :func:`torch.func.jvp` and
+# ``jacfwd`` return a tangent of zeros, and a dual tensor of
+# ``torch.autograd.forward_ad`` comes out with no tangent at all, instead of
+# an error. **Fix:** write that part as a Function with a ``jvp``; for
+# ``jacfwd``, which batches the tangents with ``vmap``, with a vmap rule too:
+# ``generate_vmap_rule = True``, as below, or a ``vmap`` staticmethod
+# (:ref:`lesson 09 <lesson-torch-func>`). :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+@torch.library.custom_op("dbw_errors::cube", mutates_args=())
+def cube(t: torch.Tensor) -> torch.Tensor:
+    return t**3
+
+
+ones = torch.ones(3, dtype=torch.float64)
+_, tangent = torch.func.jvp(cube, (x.detach(),), (ones,))
+with fwAD.dual_level():
+    dual_tangent = fwAD.unpack_dual(cube(fwAD.make_dual(x.detach(), ones))).tangent
+print("torch.func.jvp:", tangent, "expected:", 3 * x.detach() ** 2)
+print("forward_ad:    ", dual_tangent)
+assert torch.equal(tangent, torch.zeros(3, dtype=torch.float64)) and dual_tangent is None
+assert torch.equal(torch.func.jacfwd(cube)(x.detach()), torch.zeros(3, 3, dtype=torch.float64))
+
+
+class NewCube(Function):
+    """The cube with setup_context, which every torch.func transform requires."""
+
+    @staticmethod
+    def forward(x):
+        return x**3
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * grad_out
+
+
+class NewCubeJvp(NewCube):
+    """The fix: a ``jvp``, and a vmap rule for ``jacfwd``."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+        ctx.save_for_forward(*inputs)
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * x_tangent
+
+
+_, tangent = torch.func.jvp(NewCubeJvp.apply, (x.detach(),), (ones,))
+assert torch.allclose(tangent, 3 * x.detach() ** 2)
+jacobian = torch.func.jacfwd(NewCubeJvp.apply)(x.detach())
+assert torch.allclose(jacobian, torch.diag(3 * x.detach() ** 2))
+
+# %%
 # Under torch.func and vmap
 # -------------------------
 #
@@ -685,25 +752,10 @@ assert torch.allclose(grad, 3 * x**2) and torch.equal(total, x.detach())
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** ``vmap``, ``jacfwd`` or ``hessian`` batched a Function without a
-# vmap rule, or ``jacrev`` batched a ``backward`` that calls one (as in the
-# next entry). **Fix:** ``generate_vmap_rule = True``, or a ``vmap``
-# staticmethod. :ref:`Lesson 09 <lesson-torch-func>`
-
-
-class NewCube(Function):
-    @staticmethod
-    def forward(x):
-        return x**3
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(*inputs)
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return 3 * x**2 * grad_out
-
+# vmap rule, such as ``NewCube`` above, or ``jacrev`` batched a ``backward``
+# that calls one (as in the next entry). **Fix:** ``generate_vmap_rule =
+# True``, as ``NewCubeJvp`` sets, or a ``vmap`` staticmethod.
+# :ref:`Lesson 09 <lesson-torch-func>`
 
 message = message_of(RuntimeError, lambda: torch.func.vmap(NewCube.apply)(x.detach()))
 assert "does not have vmap support" in message

@@ -207,8 +207,6 @@ TABLE = {
     ("15_error_index", "CubeNumpy"): (DEMO, None, None),  # .numpy() raises under grad mode
     ("15_error_index", "CubeAllNumpy"): (FIRST_ONLY, apply("CubeAllNumpy"), UNARY),
     ("15_error_index", "CubeJittery"): (DEMO, None, None),
-    ("15_error_index", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
-    ("15_error_index", "NewCubeJvp"): (DOUBLE, apply("NewCubeJvp"), UNARY),
     ("15_error_index", "CubeDetached"): (FIRST_ONLY, apply("CubeDetached"), UNARY),
     ("15_error_index", "CubeWrongFormula"): (WRONG, apply("CubeWrongFormula"), UNARY),
     ("15_error_index", "CubeCountsCalls"): (WRONG, apply("CubeCountsCalls"), UNARY),
@@ -243,6 +241,7 @@ TABLE = {
     ("16_function_errors", "Mean"): (DEMO, None, None),  # its gradient has the output's shape
     ("16_function_errors", "MeanFixed"): (DOUBLE, apply("MeanFixed"), UNARY),
     ("16_function_errors", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
+    ("16_function_errors", "NewCubeJvp"): (DOUBLE, apply("NewCubeJvp"), UNARY),
     ("16_function_errors", "NumpyCube"): (DOUBLE, apply("NumpyCube"), UNARY),
     ("16_function_errors", "NumpyCubeVmap"): (DOUBLE, apply("NumpyCubeVmap"), UNARY),
     ("16_function_errors", "NumpyCubeBothRules"): (DEMO, None, None),  # vmap refuses it
