@@ -10,15 +10,15 @@ checking a Function with :func:`~torch.autograd.gradcheck` and
 its cause, its fix, and the lesson that explains it; and the symptoms of a
 second derivative that is silently wrong.
 
-The messages that point to a mistake in a Function itself (in what its
-``backward`` returns, in its forward mode, in its rules for :mod:`torch.func`
-and ``vmap``) are in :ref:`lesson 16 <lesson-error-index-function>`, and
-those of PyTorch's own operators that have no second derivative in
-:ref:`lesson 17 <lesson-builtin-operators>`.
+The messages that point to a mistake in a Function or a custom operator
+itself (in what its ``backward`` returns, in its forward mode, in its rules
+for :mod:`torch.func` and ``vmap``) are in :ref:`lesson 16
+<lesson-error-index-function>`, and those of PyTorch's own operators that
+have no second derivative in :ref:`lesson 17 <lesson-builtin-operators>`.
 
-Every message on this page is printed by a minimal example that ran when the
-page was built, so it is the exact text of the PyTorch that built it. Paste a
-message into the search box to land on its entry.
+Every message that heads an entry is printed by a minimal example that ran
+when the page was built, so it is the exact text of the PyTorch that built
+it. Paste a message into the search box to land on its entry.
 
 .. contents:: On this page
    :local:
@@ -98,9 +98,13 @@ class CubeOnce(Cube):
         return Cube.backward(ctx, grad_out)
 
 
+def once_gradient():
+    """The gradient of tanh(x**3) through CubeOnce: it has a graph, via tanh."""
+    return torch.autograd.grad(torch.tanh(CubeOnce.apply(x)).sum(), x, create_graph=True)[0]
+
+
 def penalty_backward():
-    (grad,) = torch.autograd.grad(torch.tanh(CubeOnce.apply(x)).sum(), x, create_graph=True)
-    grad.pow(2).sum().backward()
+    once_gradient().pow(2).sum().backward()
 
 
 message = message_of(RuntimeError, penalty_backward)
@@ -132,8 +136,8 @@ assert torch.allclose(second_derivative(Cube.apply), 6 * x)  # the fix: 6x, from
 # inputs or outputs, or compute it in ``backward``
 # (:ref:`lesson 04 <lesson-ctx-mistake>`); for code outside PyTorch, a second
 # Function (:ref:`lesson 05 <lesson-untracked-backward>`). A custom Function
-# compiled with ``backend="eager"`` does the same
-# (:ref:`lesson 13 <lesson-torch-compile>`).
+# compiled with ``backend="eager"`` does the same when Dynamo traces its
+# ``backward`` (:ref:`lesson 13 <lesson-torch-compile>`).
 
 
 class CubeOnCtx(Function):
@@ -151,20 +155,42 @@ message = message_of(RuntimeError, lambda: second_derivative(CubeOnCtx.apply))
 assert "does not require grad and does not have a grad_fn" in message
 
 # %%
+# **A third cause:** nothing is wrong, the second derivative is zero. The
+# first gradient of a function linear in ``x`` with fixed coefficients
+# (``3 * x``, ``x @ w`` with a ``w`` that does not require grad) depends on
+# nothing that requires grad, so even under ``create_graph=True`` it has no
+# graph. Asking for zeros with ``materialize_grads=True`` (next entry) raises
+# this message all the same. **Fix:** when ``grad.requires_grad`` is
+# ``False``, the answer is zero; :func:`torch.autograd.functional.hessian`
+# returns those zeros.
+
+(grad,) = torch.autograd.grad((3 * x).sum(), x, create_graph=True)  # 3s: no graph
+message = message_of(
+    RuntimeError, lambda: torch.autograd.grad(grad.sum(), x, materialize_grads=True)
+)
+assert "does not require grad and does not have a grad_fn" in message
+hessian = torch.autograd.functional.hessian(lambda t: (3 * t).sum(), x.detach())
+assert not grad.requires_grad and torch.equal(hessian, torch.zeros(3, 3, dtype=torch.float64))
+
+# %%
 # ``The differentiated Tensor at index 0 appears to not have been used in the graph``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** no recorded operation leads from what you differentiate to that
-# input. Often the derivative is zero: the gradient of a function linear in
-# ``x``, such as ``x @ w``, no longer contains ``x``. Or the loss never uses
-# that input: often a parameter in ``model.parameters()`` that this loss does
-# not reach, as in meta-learning. Otherwise the input is not the tensor the
-# computation used (the computation used a copy, ``x.double()``, while ``x``
-# is differentiated), or the path was cut. Older releases of PyTorch say "One
-# of the differentiated Tensors appears to not have been used in the graph".
-# **Fix:** for a derivative that is zero, ``materialize_grads=True`` returns
-# zeros (``allow_unused=True`` returns ``None``); otherwise differentiate the
-# tensor the computation used.
+# input. Often the derivative is zero while the first gradient has a graph
+# through something else: the gradient of ``x @ w`` in ``x`` is ``w``, which
+# has a graph when ``w`` requires grad, and no longer contains ``x``. Or the
+# loss never uses that input: often a parameter in ``model.parameters()``
+# that this loss does not reach, as in meta-learning. Otherwise the input is
+# not the tensor the computation used: the computation used a copy cut off
+# from it (``x.detach()``, ``torch.tensor(x)``, a round trip through NumPy)
+# that requires grad on its own, while ``x`` is differentiated; or the path
+# was cut (below). Older releases of PyTorch say "One of the differentiated
+# Tensors appears to not have been used in the graph". **Fix:** for a
+# derivative that is zero, pass ``materialize_grads=True`` to
+# :func:`torch.autograd.grad`, which then returns zeros for an input that no
+# path reaches (``allow_unused=True`` returns ``None``); otherwise
+# differentiate the tensor the computation used.
 
 w = torch.rand(3, dtype=torch.float64, requires_grad=True)
 (grad,) = torch.autograd.grad((x @ w).sum(), x, create_graph=True)  # grad is w
@@ -172,6 +198,10 @@ message = message_of(RuntimeError, lambda: torch.autograd.grad(grad.sum(), x))
 assert "appears to not have been used in the graph" in message
 (second,) = torch.autograd.grad(grad.sum(), x, materialize_grads=True)
 assert torch.equal(second, torch.zeros_like(x))
+copy = x.detach().requires_grad_()  # what torch.tensor(x) makes too: a new leaf
+message = message_of(RuntimeError, lambda: torch.autograd.grad(copy.pow(3).sum(), x))
+assert "appears to not have been used in the graph" in message
+assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
 
 # %%
 # **Another cause:** a cut path. With
@@ -179,27 +209,24 @@ assert torch.equal(second, torch.zeros_like(x))
 # :func:`torch.autograd.grad` with explicit inputs never reaches the error
 # node, so this generic message replaces the clear one (**Fix:** as for the
 # first entry on this page, :ref:`lesson 05 <lesson-untracked-backward>`). A
-# compiled part that saved nothing requiring grad does the same
-# (:ref:`lesson 13 <lesson-torch-compile>`).
+# compiled part that saved nothing requiring grad does the same; **Fix:** run
+# the part differentiated twice in eager mode
+# (:ref:`lesson 13 <lesson-torch-compile>`). Both cuts are shown under
+# :ref:`a gradient of None <error-index-none>`.
 
-
-def penalty_grad():
-    (grad,) = torch.autograd.grad(torch.tanh(CubeOnce.apply(x)).sum(), x, create_graph=True)
-    torch.autograd.grad(grad.pow(2).sum(), x)
-
-
-message = message_of(RuntimeError, penalty_grad)
+message = message_of(RuntimeError, lambda: torch.autograd.grad(once_gradient().pow(2).sum(), x))
 assert "appears to not have been used in the graph" in message
 
 # %%
 # ``Trying to backward through ... but no autograd formula was registered``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** a backward pass reached a :func:`torch.library.custom_op` that
-# has no :func:`~torch.library.register_autograd`: in a first backward pass,
-# one that the forward called; in a second, one that a registered backward
-# calls. **Fix:** register a gradient for that operator.
-# :ref:`Lesson 12 <lesson-custom-ops>`
+# **Cause:** in a second backward pass, a registered backward called a
+# :func:`torch.library.custom_op` that has no
+# :func:`~torch.library.register_autograd`: below, ``cube``'s backward calls
+# ``numpy_square``. (In a first pass, the operator that the forward called:
+# :ref:`lesson 16 <lesson-error-index-function>`.) **Fix:** register a
+# gradient for that operator. :ref:`Lesson 12 <lesson-custom-ops>`
 
 
 @torch.library.custom_op("dbw_errors::numpy_square", mutates_args=())
@@ -210,13 +237,6 @@ def numpy_square(t: torch.Tensor) -> torch.Tensor:
 @numpy_square.register_fake
 def _(t):
     return torch.empty_like(t)
-
-
-message = message_of(RuntimeError, lambda: numpy_square(x).sum().backward())
-assert "no autograd formula was registered" in message
-
-# %%
-# The second case: ``cube``'s registered backward calls ``numpy_square``.
 
 
 @torch.library.custom_op("dbw_errors::cube", mutates_args=())
@@ -240,12 +260,11 @@ message = message_of(RuntimeError, lambda: second_derivative(cube))
 assert "no autograd formula was registered" in message
 
 # %%
-# The fix, run: with a gradient for ``numpy_square``, both passes work.
+# The fix, run: with a gradient for ``numpy_square``, the second pass works.
 
 numpy_square.register_autograd(
     lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input
 )
-assert torch.allclose(torch.autograd.grad(numpy_square(x).sum(), x)[0], 2 * x)
 assert torch.allclose(second_derivative(cube), 6 * x)
 
 # %%
@@ -296,14 +315,24 @@ assert message.startswith("Mismatch in shape: grad_output[0] has a shape of torc
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** a tensor you differentiate with respect to does not require
-# grad, so autograd recorded nothing for it. **Fix:** call
-# ``requires_grad_()`` on it before the computation that uses it.
+# grad, so autograd recorded nothing for it. Most often, a model with frozen
+# layers: ``torch.autograd.grad(loss, model.parameters())`` after
+# ``requires_grad_(False)`` on some of them. **Fix:** pass only the tensors
+# that require grad, ``[p for p in model.parameters() if p.requires_grad]``;
+# for a tensor that you do mean to differentiate, call ``requires_grad_()``
+# on it before the computation that uses it.
 
-frozen = w.detach()  # the loss uses it, and requires grad through x
-message = message_of(RuntimeError, lambda: torch.autograd.grad((x @ frozen) ** 2, frozen))
+model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh(), torch.nn.Linear(2, 1))
+model = model.double()
+model[0].requires_grad_(False)  # the first layer is frozen
+loss = model(x).sum()
+every = list(model.parameters())
+message = message_of(RuntimeError, lambda: torch.autograd.grad(loss, every, retain_graph=True))
 assert message == "One of the differentiated Tensors does not require grad"
-thawed = frozen.clone().requires_grad_()
-assert torch.allclose(torch.autograd.grad(x @ thawed, thawed)[0], x)
+trained = [p for p in model.parameters() if p.requires_grad]
+weight_grad, bias_grad = torch.autograd.grad(loss, trained)
+assert torch.allclose(weight_grad, model[:2](x))  # what the last layer receives
+assert torch.equal(bias_grad, torch.ones_like(bias_grad))
 
 # %%
 # ``Trying to backward through the graph a second time``
@@ -335,12 +364,13 @@ assert torch.allclose(grad_then_backward(retain_graph=True), 1 - torch.tanh(x) *
 # A warning. **Cause:** a call of ``.backward(create_graph=True)``, which
 # stores gradients in ``.grad``. Such a gradient can carry a graph that leads
 # back to the tensor that holds it, a reference cycle that can leak memory;
-# PyTorch warns at such a call whether or not it leaks, but only once per
-# process, so silence after a change proves nothing. **Fix:** compute the
+# PyTorch warns at the first such call of the process, whether or not it
+# leaks and whatever ``.grad`` held before (the leaf below held nothing), and
+# never again, so silence after a change proves nothing. **Fix:** compute the
 # gradient with :func:`torch.autograd.grad` and ``create_graph=True``, which
 # stores nothing in ``.grad`` and does not warn, as the gradient penalty of
 # :ref:`lesson 10 <lesson-second-derivatives>` does. Setting the ``.grad``
-# fields to ``None`` after use breaks the cycle, but does not stop the
+# fields to ``None`` after use breaks the cycle; it does not stop the
 # warning. The fix runs first below, before anything has warned:
 
 
@@ -353,15 +383,15 @@ def warnings_of(action):
 
 leaf = x.detach().clone().requires_grad_()
 assert not warnings_of(lambda: torch.autograd.grad(torch.tanh(leaf).sum(), leaf, create_graph=True))
+assert leaf.grad is None  # nothing to leak yet: it warns all the same
 caught = warnings_of(lambda: torch.tanh(leaf).sum().backward(create_graph=True))
 print(f"{caught[0][0].__name__}:", caught[0][1])
 assert len(caught) == 1 and caught[0][0] is UserWarning
 assert "will create a reference cycle" in caught[0][1]
-leaf.grad = None
 again = warnings_of(lambda: torch.tanh(leaf).sum().backward(create_graph=True))
-print("warnings from a second call:", len(again))
+print("warnings from the same call, made again:", len(again))
 assert not again  # once per process
-leaf.grad = None
+leaf.grad = None  # breaks the cycle
 
 # %%
 # ``Can't call numpy() on Tensor that requires grad``
@@ -394,7 +424,13 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # The numbers name the output and the input whose derivative is wrong (so
 # the message may say ``input 1``, as in :ref:`lesson 11 <lesson-diagnosing>`).
 # **Cause,** from :func:`~torch.autograd.gradcheck`: the formula in
-# ``backward`` is wrong. **Fix:** correct it.
+# ``backward`` is wrong. **Fix:** correct it. Or the formula is right, and the
+# finite differences are not: a kink within ``eps`` of a sampled point
+# (``relu`` at 0), or randomness in the forward (dropout in training mode),
+# which changes the output from one evaluation to the next. **Fix:** check at
+# points away from kinks (:ref:`lesson 11 <lesson-diagnosing>`); draw the
+# randomness outside the checked function and pass it in, as a fixed mask.
+# The last lines below run both.
 #
 # **Cause,** from :func:`~torch.autograd.gradgradcheck`: the derivative of
 # ``backward`` is wrong. This check never validates ``backward``'s own
@@ -426,6 +462,40 @@ class CubeWrongFormula(Cube):
 message = message_of(GradcheckError, lambda: gradcheck(CubeWrongFormula.apply, (x,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 print("gradgradcheck of the wrong formula:", gradgradcheck(CubeWrongFormula.apply, (x,)))
+at_kink = torch.tensor([-1.0, 0.0, 1.0], dtype=torch.float64, requires_grad=True)
+assert not gradcheck(torch.relu, (at_kink,), raise_exception=False)
+assert gradcheck(torch.relu, (at_kink + 0.5,))  # away from the kink
+assert not gradcheck(lambda t: torch.nn.functional.dropout(t, p=0.5), (x,), raise_exception=False)
+mask = torch.tensor([2.0, 0.0, 2.0], dtype=torch.float64)  # a mask dropout could draw
+assert gradcheck(lambda t: t * mask, (x,))
+
+# %%
+# ``backward not multiplied by grad_output``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``backward`` returned the derivative itself, not multiplied by
+# the incoming gradient. :func:`~torch.autograd.gradcheck` says so when the
+# output has one element, as a sum or a loss has; with more elements, the
+# same mistake gives a Jacobian mismatch. **Fix:** multiply by ``grad_out``.
+# :ref:`Lesson 01 <lesson-saving-inputs>`
+
+
+class CubeSum(Cube):
+    @staticmethod
+    def forward(ctx, x):
+        return Cube.forward(ctx, x).sum()  # one number
+
+
+class CubeSumForgetsGradOut(CubeSum):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2  # the bug: not multiplied by grad_out
+
+
+message = message_of(GradcheckError, lambda: gradcheck(CubeSumForgetsGradOut.apply, (x,)))
+assert message == "backward not multiplied by grad_output"
+assert gradcheck(CubeSum.apply, (x,))  # Cube's backward: 3 * x**2 * grad_out
 
 # %%
 # ``Numerical gradient for function expected to be zero``
@@ -471,9 +541,13 @@ assert message == "Numerical gradient for function expected to be zero"
 # hide: ``backward`` changes state it keeps on ``ctx`` (a counter, a tensor
 # it updates), which the default mode catches; or it changes the incoming
 # gradient in place (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`),
-# which only ``fast_mode=True`` catches. **Fix:** a ``backward`` that changes
-# nothing but its result. Below, random noise in ``backward`` stands in for
-# the GPU's nondeterminism. :ref:`Lesson 11 <lesson-diagnosing>`
+# which the default mode of :func:`~torch.autograd.gradcheck` missed below and
+# ``fast_mode=True`` caught. :func:`~torch.autograd.gradgradcheck` stops such
+# a ``backward`` earlier, in either mode, with another message (its
+# ``grad_outputs`` are leaves that require grad; :ref:`lesson 16
+# <lesson-error-index-function>` explains it). **Fix:** a ``backward`` that
+# changes nothing but its result. Below, random noise in ``backward`` stands
+# in for the GPU's nondeterminism. :ref:`Lesson 11 <lesson-diagnosing>`
 
 
 class CubeJittery(Cube):
@@ -508,51 +582,53 @@ assert message.startswith("Backward is not reentrant")
 assert gradcheck(CubeGradInPlace.apply, (x,))  # the default mode misses it
 message = message_of(GradcheckError, lambda: gradcheck(CubeGradInPlace.apply, (x,), fast_mode=True))
 assert message.startswith("Backward is not reentrant")
+message = message_of(RuntimeError, lambda: gradgradcheck(CubeGradInPlace.apply, (x,)))
+assert message == "a leaf Variable that requires grad is being used in an in-place operation."
 
 # %%
 # ``Input #0 requires gradient and is not a double precision floating point``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# A warning, usually followed by a Jacobian mismatch. **Cause:** the checks
-# ran in ``float32``, where finite differences are too coarse. **Fix:** check
-# in ``float64``. :ref:`Lesson 01 <lesson-saving-inputs>`
+# A warning, usually followed by a Jacobian mismatch, even for a correct
+# Function (below). **Cause:** the checks ran in ``float32``, where finite
+# differences are too coarse. **Fix:** check in ``float64``.
+# :ref:`Lesson 01 <lesson-saving-inputs>`
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    gradcheck(Cube.apply, (x.float().detach().requires_grad_(),), raise_exception=False)
+    passed = gradcheck(Cube.apply, (x.float().detach().requires_grad_(),), raise_exception=False)
 print("UserWarning:", caught[0].message)
+print("gradcheck of the correct Cube in float32:", passed)
 assert caught[0].category is UserWarning
 assert "is not a double precision floating point" in str(caught[0].message)
+assert not passed and gradcheck(Cube.apply, (x,))  # float64 passes
 
 # %%
-# ``opcheck(op, ...): test_faketensor failed``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``gradcheck expects at least one input tensor to require gradient``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** the fake implementation of a custom operator disagrees with the
-# real one about the output's shape, dtype or device (as below); the same
-# prefix also covers other faults of the fake implementation, and the text
-# after it says which. **Fix:** make
-# :func:`~torch.library.register_fake` return what the operator returns.
-# :ref:`Lesson 12 <lesson-custom-ops>`
+# **Cause:** no input given to the check requires grad: a tensor made
+# without ``requires_grad=True``, or detached on its way in. **Fix:** pass
+# inputs made with ``requires_grad=True``, or call ``requires_grad_()`` on
+# them. :ref:`Lesson 01 <lesson-saving-inputs>`
 
+message = message_of(ValueError, lambda: gradcheck(Cube.apply, (x.detach(),)))
+assert message.startswith("gradcheck expects at least one input tensor to require gradient")
+assert gradcheck(Cube.apply, (x.detach().requires_grad_(),))
 
-@torch.library.custom_op("dbw_errors::bad_fake", mutates_args=())
-def bad_fake(t: torch.Tensor) -> torch.Tensor:
-    return t**3
+# %%
+# ``The 0th input has a dimension with stride 0``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** an input made with ``expand`` (or ``broadcast_to``), whose
+# elements share memory: finite differences cannot move one without the
+# others. **Fix:** pass ``.contiguous()`` (or ``.clone()``) of it, as the
+# message says.
 
-
-@bad_fake.register_fake
-def _(t):
-    return t.new_empty(())  # wrong: a scalar
-
-
-try:
-    torch.library.opcheck(bad_fake, (x.detach(),))
-    error = None
-except Exception as raised:  # OpCheckError, which torch.library does not export
-    error = raised
-    print(f"{type(error).__name__}:", str(error).split(" (scroll up")[0])
-assert type(error).__name__ == "OpCheckError" and "test_faketensor failed" in str(error)
+expanded = torch.full((1,), 1.5, dtype=torch.float64).expand(3).requires_grad_()
+message = message_of(RuntimeError, lambda: gradcheck(Cube.apply, (expanded,)))
+assert message.startswith("The 0th input has a dimension with stride 0")
+assert gradcheck(Cube.apply, (expanded.contiguous(),))
 
 # %%
 # Silent symptoms: no message at all
@@ -684,25 +760,22 @@ assert gradients_with_graph(MulSquare) == [True, True]
 assert second_in_a(MulSquareNumpy) is None and torch.allclose(second_in_a(MulSquare), 2 * b)
 
 # %%
+# .. _error-index-none:
+#
 # A gradient of None
 # ~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** ``torch.autograd.grad(..., allow_unused=True)`` found no path to
-# that input: the derivative is zero (as in the entry "appears to not have
-# been used in the graph"), or the path was cut. **Fix:** for a zero
-# derivative, ``materialize_grads=True`` gives zeros; for a tensor
-# passed to a Function's ``apply`` inside a list or dictionary (which
-# autograd does not look into), pass it to ``apply`` as an argument of its
-# own; for an output marked
-# :meth:`~torch.autograd.function.FunctionCtx.mark_non_differentiable`, that is
-# the mark working (:ref:`lesson 06 <lesson-extending-rules>`); behind
-# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
-# see the first entry on this page; behind a compiled part that saved nothing
-# requiring grad, run that part in eager mode
-# (:ref:`lesson 13 <lesson-torch-compile>`). Both of those last two are shown:
+# that input, for any of the reasons of the message "appears to not have been
+# used in the graph" above, which ``allow_unused=True`` turns into ``None``;
+# the fixes are the same. Two causes are new: a tensor passed to a Function's
+# ``apply`` inside a list or dictionary, which autograd does not look into
+# (**Fix:** pass it to ``apply`` as an argument of its own); an output marked
+# :meth:`~torch.autograd.function.FunctionCtx.mark_non_differentiable`, which
+# is the mark working (:ref:`lesson 06 <lesson-extending-rules>`). The two
+# cuts of that entry, once_differentiable and a compiled part, shown:
 
-(grad,) = torch.autograd.grad(torch.tanh(CubeOnce.apply(x)).sum(), x, create_graph=True)
-behind_once = torch.autograd.grad(grad.sum(), x, allow_unused=True)[0]
+behind_once = torch.autograd.grad(once_gradient().sum(), x, allow_unused=True)[0]
 compiled_exp = torch.compile(torch.exp, backend="aot_eager")
 (grad,) = torch.autograd.grad(compiled_exp(x).sum(), x, create_graph=True)
 behind_compiled = torch.autograd.grad(grad.sum(), x, allow_unused=True)[0]
@@ -724,13 +797,12 @@ assert torch.allclose(in_eager_mode, torch.exp(x))
 # ``.detach()``), a ``backward`` marked
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
 # whose incoming gradient was a constant, so that no error node was made
-# (:ref:`lesson 05 <lesson-untracked-backward>`), or a compiled part: one that
-# saved nothing requiring grad, or a custom Function under
-# ``backend="eager"`` or under :func:`torch.func.grad` inside a compiled
-# function (:ref:`lesson 13 <lesson-torch-compile>`). **Fix:** for untracked
-# code, pattern 4 (:ref:`lesson 05 <lesson-untracked-backward>`); for a
-# compiled part, run the path differentiated twice in eager mode. Below,
-# :math:`x^3 + x^2` through the first two:
+# (:ref:`lesson 05 <lesson-untracked-backward>`), or one of the compiled
+# parts of :ref:`lesson 13 <lesson-torch-compile>`, such as a custom
+# Function under ``backend="eager"``. **Fix:** for untracked code, pattern 4
+# (:ref:`lesson 05 <lesson-untracked-backward>`); for a compiled part, run
+# the path differentiated twice in eager mode. Below, :math:`x^3 + x^2`
+# through the first two:
 
 
 def cube_plus_square(function):
@@ -746,65 +818,6 @@ for function in (CubeOnCtx, CubeOnce):
 assert torch.allclose(true, 6 * x + 2)
 
 # %%
-# A tangent of zeros, or none, from a custom operator
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** forward mode through a :func:`torch.library.custom_op`, which has
-# no forward-mode rule on this build's PyTorch: :func:`torch.func.jvp` and
-# ``jacfwd`` return a tangent of zeros, and a dual tensor of
-# ``torch.autograd.forward_ad`` comes out with no tangent at all, instead of
-# an error. **Fix:** write that part as a Function with a ``jvp``.
-# :ref:`Lesson 12 <lesson-custom-ops>`
-
-import torch.autograd.forward_ad as fwAD
-
-ones = torch.ones(3, dtype=torch.float64)
-with warnings.catch_warnings():
-    # PyTorch's own deprecation note when forward mode first loads (lesson 8)
-    warnings.filterwarnings("ignore", message="`torch.jit.script` is (deprecated|not supported)")
-    _, tangent = torch.func.jvp(cube, (x.detach(),), (ones,))
-    with fwAD.dual_level():
-        dual_tangent = fwAD.unpack_dual(cube(fwAD.make_dual(x.detach(), ones))).tangent
-print("torch.func.jvp:", tangent, "expected:", 3 * x.detach() ** 2)
-print("forward_ad:    ", dual_tangent)
-assert torch.equal(tangent, torch.zeros(3, dtype=torch.float64)) and dual_tangent is None
-
-
-class NewCube(Function):
-    """The cube as torch.func needs it: forward without ctx, then setup_context."""
-
-    @staticmethod
-    def forward(x):
-        return x**3
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(*inputs)
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return 3 * x**2 * grad_out
-
-
-class NewCubeJvp(NewCube):
-    """The fix: a Function with a ``jvp``."""
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(*inputs)
-        ctx.save_for_forward(*inputs)
-
-    @staticmethod
-    def jvp(ctx, x_tangent):
-        (x,) = ctx.saved_tensors
-        return 3 * x**2 * x_tangent
-
-
-_, tangent = torch.func.jvp(NewCubeJvp.apply, (x.detach(),), (ones,))
-assert torch.allclose(tangent, 3 * x.detach() ** 2)
-
-# %%
 # Next, :ref:`lesson 16 <lesson-error-index-function>`: the messages that
-# point to a mistake in a Function itself, in its forward mode or in its rules
-# for :mod:`torch.func` and ``vmap``.
+# point to a mistake in a Function or a custom operator itself, in its
+# forward mode or in its rules for :mod:`torch.func` and ``vmap``.

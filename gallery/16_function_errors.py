@@ -6,16 +6,14 @@ Error index: writing a Function
 
 The messages a reader meets while writing a Function or a custom operator:
 what ``backward`` returns and what ``ctx`` saves, changes in place, forward
-mode, and the rules that :mod:`torch.func` and ``vmap`` need; each with its
-cause, its fix, and the lesson that explains it.
+mode, an operator's registrations, and the rules that :mod:`torch.func` and
+``vmap`` need; each with its cause, its fix, and the lesson that explains it.
 
 The messages met while computing second derivatives and checking them, and
 the symptoms of a second derivative that is silently wrong, are in
-:ref:`lesson 15 <lesson-error-index>`.
-
-Every message on this page is printed by a minimal example that ran when the
-page was built, so it is the exact text of the PyTorch that built it. Paste a
-message into the search box to land on its entry.
+:ref:`lesson 15 <lesson-error-index>`. As there, every message that heads an
+entry was printed when the page was built: paste one into the search box to
+land on its entry.
 
 .. contents:: On this page
    :local:
@@ -23,10 +21,12 @@ message into the search box to land on its entry.
 
 # %%
 # Each example runs through the helper of :ref:`lesson 15
-# <lesson-error-index>`, defined again here: it expects one exception type,
-# prints the message, and fails the build if the example raised nothing. Two
-# entries also use lesson 15's custom operator ``numpy_square``.
+# <lesson-error-index>`, defined again here so that this page runs on its own;
+# here it also leaves out the file path that a custom operator's messages
+# include. The entries on custom operators use lesson 15's ``numpy_square``
+# and ``keep_input``.
 
+import re
 import warnings
 
 import numpy as np
@@ -42,7 +42,8 @@ def message_of(expected, action):
     try:
         action()
     except expected as error:
-        print(f"{type(error).__name__}: {error}".split("\n\n")[0])
+        text = f"{type(error).__name__}: {error}".split("\n\n")[0]
+        print(re.sub(r" \(with implementation in <module .*?>\)", "", text))
         return str(error)
     raise AssertionError(f"no {expected.__name__} was raised")
 
@@ -86,7 +87,8 @@ def keep_input(ctx, inputs, output):
 # ``returned an incorrect number of gradients``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** ``backward`` must return one value per input of ``forward``.
+# **Cause:** ``backward`` must return one value per input of ``forward``
+# (extra ``None`` values at the end are accepted, an extra tensor is not).
 # **Fix:** return ``None`` for inputs that are not tensors or need no
 # gradient. :ref:`Lesson 06 <lesson-extending-rules>`
 
@@ -99,11 +101,18 @@ class Scale(Function):
 
     @staticmethod
     def backward(ctx, grad_out):
+        return ctx.factor * grad_out, None  # None for factor
+
+
+class ScaleMissingNone(Scale):
+    @staticmethod
+    def backward(ctx, grad_out):
         return ctx.factor * grad_out  # missing: None for factor
 
 
-message = message_of(RuntimeError, lambda: Scale.apply(x, 2.0).sum().backward())
+message = message_of(RuntimeError, lambda: ScaleMissingNone.apply(x, 2.0).sum().backward())
 assert "incorrect number of gradients (expected 2, got 1)" in message
+assert torch.equal(torch.autograd.grad(Scale.apply(x, 2.0).sum(), x)[0], torch.full_like(x, 2.0))
 
 # %%
 # ``save_for_backward can only save variables, but argument 1 is of type int``
@@ -152,6 +161,22 @@ assert "You must implement either the backward or vjp method" in message
 assert torch.allclose(torch.autograd.grad(Cube.apply(x).sum(), x)[0], 3 * x**2)
 
 # %%
+# ``Legacy autograd function with non-static forward method is deprecated``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** the Function was instantiated and called, ``Cube()(x)``, as
+# code written for old releases of PyTorch does (PyTorch also warns that a
+# Function should not be instantiated). **Fix:** call ``Cube.apply(x)``, with
+# ``forward`` and ``backward`` as staticmethods.
+# :ref:`Lesson 01 <lesson-saving-inputs>`
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)  # "should not be instantiated"
+    message = message_of(RuntimeError, lambda: Cube()(x))
+assert message.startswith("Legacy autograd function with non-static forward method is deprecated")
+assert torch.allclose(Cube.apply(x), x**3)
+
+# %%
 # ``returned an invalid gradient at index 0 - got ... but expected shape compatible with ...``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -188,31 +213,43 @@ class MeanFixed(Mean):
 assert gradcheck(MeanFixed.apply, (x,)) and gradgradcheck(MeanFixed.apply, (x,))
 
 # %%
-# ``setup_context() got an unexpected keyword argument 'inputs'`` (or ``'output'``)
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``An input that has been returned as-is as output is being saved for backward``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# The message names your function, and the first parameter it lacks:
-# ``'output'`` if only the last one was renamed. **Cause:** the ``setup_context`` given to
-# :func:`~torch.library.register_autograd` renames its parameters;
-# PyTorch passes them by keyword, as ``ctx``, ``inputs`` and ``output``. It
-# fails at the first call whose input requires grad, not at registration.
-# **Fix:** name them ``ctx, inputs, output``. :ref:`Lesson 12 <lesson-custom-ops>`
+# **Cause:** a Function written with ``setup_context`` returned one of its
+# inputs itself (an identity, or a shortcut such as :math:`x^1` below) and
+# saved it, or the output, for ``backward``. **Fix:** return a view of it,
+# ``x.view_as(x)``, as the message says (or write ``forward`` with ``ctx``,
+# which accepts it). :ref:`Lesson 06 <lesson-extending-rules>`
 
 
-@torch.library.custom_op("dbw_errors::square", mutates_args=())
-def square(t: torch.Tensor) -> torch.Tensor:
-    return t**2
+class Power(Function):
+    """x**n, with a shortcut for n == 1."""
+
+    @staticmethod
+    def forward(x, n):
+        return x if n == 1 else x**n  # wrong: x itself when n == 1
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, ctx.n = inputs
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return ctx.n * x ** (ctx.n - 1) * grad_out, None
 
 
-def setup_context(ctx, inp, out):  # wrong: renamed
-    ctx.save_for_backward(*inp)
+class PowerFixed(Power):
+    @staticmethod
+    def forward(x, n):
+        return x.view_as(x) if n == 1 else x**n  # a view of x
 
 
-square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=setup_context)
-message = message_of(TypeError, lambda: square(x))
-assert message == "setup_context() got an unexpected keyword argument 'inputs'"
-square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input)
-assert torch.allclose(torch.autograd.grad(square(x).sum(), x)[0], 2 * x)
+message = message_of(RuntimeError, lambda: Power.apply(x, 1))
+assert message.startswith("An input that has been returned as-is as output is being saved")
+assert torch.equal(torch.autograd.grad(PowerFixed.apply(x, 1).sum(), x)[0], torch.ones_like(x))
 
 # %%
 # ``one of the variables needed for gradient computation has been modified by an inplace operation``
@@ -239,14 +276,48 @@ message = message_of(RuntimeError, change_saved_input)
 assert "modified by an inplace operation" in message
 
 # %%
+# ``a leaf Variable that requires grad is being used in an in-place operation``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** an in-place operation on a leaf that requires grad, while
+# autograd records: most often a parameter update written without
+# ``torch.no_grad()``. On part of such a leaf (``w[0] = 0``), the message
+# begins "a view of a leaf Variable" (both below). A ``backward`` that changes
+# its incoming gradient in place meets it when that gradient is such a leaf,
+# as the ``grad_outputs`` of :func:`~torch.autograd.gradgradcheck` are
+# (:ref:`lesson 15 <lesson-error-index>`, "Backward is not reentrant").
+# **Fix:** make the update under ``torch.no_grad()``; in ``backward``,
+# compute a new tensor (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`).
+
+weight = torch.ones(3, dtype=torch.float64, requires_grad=True)
+(weight * x.detach()).sum().backward()  # weight.grad is x
+
+
+def step():
+    weight.sub_(0.1 * weight.grad)  # wrong: autograd records it (so would -=)
+
+
+def zero_first():
+    weight[0] = 0  # wrong: changes a view of weight
+
+
+message = message_of(RuntimeError, step)
+assert message == "a leaf Variable that requires grad is being used in an in-place operation."
+message = message_of(RuntimeError, zero_first)
+assert message.startswith("a view of a leaf Variable that requires grad is being used")
+with torch.no_grad():
+    step()
+    zero_first()
+assert torch.allclose(weight[1:], 1 - 0.1 * x[1:]) and weight[0] == 0
+
+# %%
 # ``a leaf Variable that requires grad has been used in an in-place operation``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** a Function marked a leaf that requires grad with
 # :meth:`~torch.autograd.function.FunctionCtx.mark_dirty`. **Fix:** apply it to
 # a non-leaf (``x.clone()``). An ordinary in-place operation on such a leaf
-# says "is being used" instead, and has the same fix, or
-# ``torch.no_grad()`` around an update that autograd must not record.
+# says "is being used" instead (the entry above).
 # :ref:`Lesson 06 <lesson-extending-rules>`
 
 
@@ -263,6 +334,8 @@ class CubeInPlace(Function):
 
 message = message_of(RuntimeError, lambda: CubeInPlace.apply(torch.ones(3, requires_grad=True)))
 assert "a leaf Variable that requires grad has been used in an in-place operation" in message
+leaf = torch.full((3,), 2.0, requires_grad=True)
+assert torch.equal(CubeInPlace.apply(leaf.clone()), torch.full((3,), 8.0))  # the fix
 
 # %%
 # ``Some elements marked as dirty during the forward method were not returned as output``
@@ -284,15 +357,17 @@ message = message_of(RuntimeError, lambda: CubeInPlaceCopy.apply(x.clone()))
 assert "marked as dirty during the forward method were not returned as output" in message
 
 # %%
-# ``unsupported operand type(s) for *: 'Tensor' and 'NoneType'``
+# ``unsupported operand type(s) for *: 'NoneType' and 'Tensor'``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# Or ``'int' and 'NoneType'``, when the product starts with a number, or
-# another operator. **Cause:** after ``ctx.set_materialize_grads(False)``, an
-# incoming gradient was ``None`` (any output, in any pass) and ``backward``
-# did arithmetic with it; :func:`~torch.autograd.gradcheck` hits it through
-# ``check_undefined_grad``. **Fix:** handle ``None``.
-# :ref:`Lesson 06 <lesson-extending-rules>`
+# The message names the operator, and the types of its two operands in their
+# order: ``'NoneType'`` is the gradient's, first in ``grad_out * ...`` and
+# last in ``... * grad_out`` (both below). **Cause:** after
+# ``ctx.set_materialize_grads(False)``, an incoming gradient was ``None`` (any
+# output, in any pass) and ``backward`` did arithmetic with it;
+# :func:`~torch.autograd.gradcheck` hits it through ``check_undefined_grad``.
+# **Fix:** handle ``None``: return ``None`` for the inputs whose gradient
+# would come only from it. :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 class CubeNoMaterialize(Cube):
@@ -301,9 +376,31 @@ class CubeNoMaterialize(Cube):
         ctx.set_materialize_grads(False)
         return Cube.forward(ctx, x)
 
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * (3 * x**2)  # wrong when grad_out is None
+
+
+class CubeNoMaterializeLast(CubeNoMaterialize):
+    @staticmethod
+    def backward(ctx, grad_out):
+        return Cube.backward(ctx, grad_out)  # 3 * x**2 * grad_out: None last
+
+
+class CubeNoMaterializeFixed(CubeNoMaterialize):
+    @staticmethod
+    def backward(ctx, grad_out):
+        if grad_out is None:  # no gradient flows in: none flows out
+            return None
+        return Cube.backward(ctx, grad_out)
+
 
 message = message_of(TypeError, lambda: gradcheck(CubeNoMaterialize.apply, (x,)))
-assert "'NoneType'" in message
+assert message == "unsupported operand type(s) for *: 'NoneType' and 'Tensor'"
+message = message_of(TypeError, lambda: gradcheck(CubeNoMaterializeLast.apply, (x,)))
+assert message == "unsupported operand type(s) for *: 'Tensor' and 'NoneType'"
+assert gradcheck(CubeNoMaterializeFixed.apply, (x,))
 
 # %%
 # ``not enough values to unpack (expected 1, got 0)``
@@ -402,65 +499,141 @@ message = message_of(GradcheckError, lambda: check_forward_ad(CubeWrongJvp))
 assert message.startswith("Jacobian computed with forward mode mismatch for output 0")
 
 # %%
-# ``it must override the setup_context staticmethod``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Writing a custom operator
+# -------------------------
 #
-# **Cause:** a :mod:`torch.func` transform met a Function whose ``forward``
-# takes ``ctx``, or ``grad``, ``vjp``, ``jacrev`` or ``hessian`` met a
-# :func:`torch.library.custom_op`. **Fix:** for a Function, split ``forward``
-# and ``setup_context`` (:ref:`lesson 06 <lesson-extending-rules>`). A custom
-# operator cannot pass these transforms: write that part as a Function
-# (:ref:`lesson 12 <lesson-custom-ops>` says what of :mod:`torch.func` it
-# works with).
+# ``setup_context() got an unexpected keyword argument 'inputs'``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names your function, and the first of ``inputs`` and
+# ``output`` whose name it lacks. **Cause:** the ``setup_context`` given to
+# :func:`~torch.library.register_autograd` renames its parameters;
+# PyTorch passes them by keyword, as ``ctx``, ``inputs`` and ``output``. It
+# fails at the first call whose input requires grad, not at registration.
+# **Fix:** name them ``ctx, inputs, output``. :ref:`Lesson 12 <lesson-custom-ops>`
 
-message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: Cube.apply(t).sum())(x))
-assert "it must override the setup_context staticmethod" in message
+
+@torch.library.custom_op("dbw_errors::square", mutates_args=())
+def square(t: torch.Tensor) -> torch.Tensor:
+    return t**2
+
+
+def setup_context(ctx, inp, out):  # wrong: renamed
+    ctx.save_for_backward(*inp)
+
+
+square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=setup_context)
+message = message_of(TypeError, lambda: square(x))
+assert message == "setup_context() got an unexpected keyword argument 'inputs'"
+square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input)
+assert torch.allclose(torch.autograd.grad(square(x).sum(), x)[0], 2 * x)
 
 # %%
-# ``torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``Trying to backward through ... but no autograd formula was registered``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** one of these four transforms ran under
-# ``torch.autograd.graph.saved_tensors_hooks`` (or a context manager built on
-# it, such as ``torch.autograd.graph.save_on_cpu``). **Fix:** leave the hooks
-# out of the transformed code, or compute the derivative with
-# :func:`torch.autograd.grad`. :ref:`Lesson 14 <lesson-cost>`
+# **Cause:** a backward pass reached a :func:`torch.library.custom_op` that
+# has no :func:`~torch.library.register_autograd`, here one that the forward
+# called. (One that a registered backward calls, met in a second pass, is in
+# :ref:`lesson 15 <lesson-error-index>`.) **Fix:** register a gradient for
+# that operator. :ref:`Lesson 12 <lesson-custom-ops>`
 
-with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
-    message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: t.pow(3).sum())(x))
-    assert "don't yet support saved tensor hooks" in message
-    assert torch.allclose(torch.autograd.grad(x.pow(3).sum(), x)[0], 3 * x**2)
+message = message_of(RuntimeError, lambda: numpy_square(x).sum().backward())
+assert "no autograd formula was registered" in message
+numpy_square.register_autograd(
+    lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input
+)
+assert torch.allclose(torch.autograd.grad(numpy_square(x).sum(), x)[0], 2 * x)
 
 # %%
-# ``During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call in-place operation``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``The output of this custom operator (1) must not also be an input to this custom operator``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** the function given to a :mod:`torch.func` transform changed in
-# place a tensor it did not create (a buffer, a running total captured from
-# outside). **Fix:** make the function pure: return the new value instead of
-# writing it in place. :ref:`Lesson 09 <lesson-torch-func>`
-
-total = torch.zeros(3, dtype=torch.float64)
+# The message begins with the operator's name. **Cause:** a
+# :func:`torch.library.custom_op` returned one of its inputs, or a view of one
+# (a shortcut, a ``reshape``). **Fix:** return a new tensor, such as a
+# clone, as the message says. :ref:`Lesson 12 <lesson-custom-ops>`
 
 
-def cube_sum_counted(t):
-    total.add_(t)  # wrong: changes a captured tensor in place
-    return t.pow(3).sum()
+@torch.library.custom_op("dbw_errors::power", mutates_args=())
+def power(t: torch.Tensor, n: int) -> torch.Tensor:
+    return t if n == 1 else t**n  # wrong: t itself when n == 1
 
 
-message = message_of(RuntimeError, lambda: torch.func.grad(cube_sum_counted)(x.detach()))
-assert "attempted to call in-place operation (aten::add_.Tensor)" in message
+@torch.library.custom_op("dbw_errors::power_fixed", mutates_args=())
+def power_fixed(t: torch.Tensor, n: int) -> torch.Tensor:
+    return t.clone() if n == 1 else t**n  # a new tensor
+
+
+message = message_of(RuntimeError, lambda: power(x.detach(), 1))
+assert "(1) must not also be an input to this custom operator" in message
+assert torch.equal(power_fixed(x.detach(), 1), x.detach())
 
 # %%
-# ``You tried to vmap over ..., but it does not have vmap support``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``opcheck(op, ...): test_faketensor failed``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** ``vmap``, ``jacfwd`` or ``hessian`` batched a Function without a
-# vmap rule. **Fix:** ``generate_vmap_rule = True``, or a ``vmap``
-# staticmethod. :ref:`Lesson 09 <lesson-torch-func>`
+# **Cause:** the fake implementation of a custom operator disagrees with the
+# real one about the output's shape, dtype or device (as below); the same
+# prefix also covers other faults of the fake implementation, and the text
+# after it says which. **Fix:** make
+# :func:`~torch.library.register_fake` return what the operator returns.
+# :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+@torch.library.custom_op("dbw_errors::bad_fake", mutates_args=())
+def bad_fake(t: torch.Tensor) -> torch.Tensor:
+    return t**3
+
+
+@bad_fake.register_fake
+def _(t):
+    return t.new_empty(())  # wrong: a scalar
+
+
+try:
+    torch.library.opcheck(bad_fake, (x.detach(),))
+    error = None
+except Exception as raised:  # OpCheckError, which torch.library does not export
+    error = raised
+    print(f"{type(error).__name__}:", str(error).split(" (scroll up")[0])
+assert type(error).__name__ == "OpCheckError" and "test_faketensor failed" in str(error)
+bad_fake.register_fake(lambda t: torch.empty_like(t))  # the fix: the output's shape
+passed = torch.library.opcheck(bad_fake, (x.detach(),), test_utils="test_faketensor")
+assert passed == {"test_faketensor": "SUCCESS"}
+
+# %%
+# A tangent of zeros, or none, from a custom operator
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** forward mode through a :func:`torch.library.custom_op`, which has
+# no forward-mode rule on this build's PyTorch: :func:`torch.func.jvp` and
+# ``jacfwd`` return a tangent of zeros, and a dual tensor of
+# ``torch.autograd.forward_ad`` comes out with no tangent at all, instead of
+# an error. **Fix:** write that part as a Function with a ``jvp``; for
+# ``jacfwd``, which batches the tangents with ``vmap``, with a vmap rule too:
+# ``generate_vmap_rule = True``, as below, or a ``vmap`` staticmethod
+# (:ref:`lesson 09 <lesson-torch-func>`). :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+@torch.library.custom_op("dbw_errors::cube", mutates_args=())
+def cube(t: torch.Tensor) -> torch.Tensor:
+    return t**3
+
+
+ones = torch.ones(3, dtype=torch.float64)
+_, tangent = torch.func.jvp(cube, (x.detach(),), (ones,))
+with fwAD.dual_level():
+    dual_tangent = fwAD.unpack_dual(cube(fwAD.make_dual(x.detach(), ones))).tangent
+print("torch.func.jvp:", tangent, "expected:", 3 * x.detach() ** 2)
+print("forward_ad:    ", dual_tangent)
+assert torch.equal(tangent, torch.zeros(3, dtype=torch.float64)) and dual_tangent is None
+assert torch.equal(torch.func.jacfwd(cube)(x.detach()), torch.zeros(3, 3, dtype=torch.float64))
 
 
 class NewCube(Function):
+    """The cube with setup_context, which every torch.func transform requires."""
+
     @staticmethod
     def forward(x):
         return x**3
@@ -475,6 +648,115 @@ class NewCube(Function):
         return 3 * x**2 * grad_out
 
 
+class NewCubeJvp(NewCube):
+    """The fix: a ``jvp``, and a vmap rule for ``jacfwd``."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+        ctx.save_for_forward(*inputs)
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * x_tangent
+
+
+_, tangent = torch.func.jvp(NewCubeJvp.apply, (x.detach(),), (ones,))
+assert torch.allclose(tangent, 3 * x.detach() ** 2)
+jacobian = torch.func.jacfwd(NewCubeJvp.apply)(x.detach())
+assert torch.allclose(jacobian, torch.diag(3 * x.detach() ** 2))
+
+# %%
+# Under torch.func and vmap
+# -------------------------
+#
+# ``it must override the setup_context staticmethod``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a :mod:`torch.func` transform met a Function whose ``forward``
+# takes ``ctx`` (PyTorch's own reentrant checkpointing is one: next entry),
+# or ``grad``, ``vjp``, ``jacrev`` or ``hessian`` met a
+# :func:`torch.library.custom_op`. **Fix:** for a Function, split ``forward``
+# and ``setup_context`` (:ref:`lesson 06 <lesson-extending-rules>`). A custom
+# operator cannot pass these transforms: write that part as a Function
+# (:ref:`lesson 12 <lesson-custom-ops>` says what of :mod:`torch.func` it
+# works with).
+
+message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: Cube.apply(t).sum())(x))
+assert "it must override the setup_context staticmethod" in message
+
+# %%
+# ``torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** one of these four transforms ran code that uses saved-tensor
+# hooks: most often activation checkpointing,
+# :func:`~torch.utils.checkpoint.checkpoint` with ``use_reentrant=False``,
+# inside the transformed function; or ``torch.autograd.graph.saved_tensors_hooks``, or a
+# context manager built on it such as ``torch.autograd.graph.save_on_cpu``,
+# around it. With ``use_reentrant=True``, checkpointing stops at the previous
+# entry's message instead (both below). **Fix:** compute the derivative with
+# :func:`torch.autograd.grad`, which works with both; or keep the transform
+# and leave checkpointing (and the memory it saves) or the hooks out of the
+# transformed code. :ref:`Lesson 14 <lesson-cost>`
+
+from torch.utils.checkpoint import checkpoint
+
+
+def checkpointed_cube_sum(t, reentrant=False):
+    return checkpoint(torch.pow, t, 3, use_reentrant=reentrant).sum()
+
+
+message = message_of(RuntimeError, lambda: torch.func.grad(checkpointed_cube_sum)(x.detach()))
+assert "don't yet support saved tensor hooks" in message
+message = message_of(RuntimeError, lambda: torch.func.grad(checkpointed_cube_sum)(x.detach(), True))
+assert "it must override the setup_context staticmethod" in message
+assert torch.allclose(torch.autograd.grad(checkpointed_cube_sum(x), x)[0], 3 * x**2)
+
+# %%
+# ``During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call in-place operation``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** the function given to a :mod:`torch.func` transform changed in
+# place a tensor captured from outside it (a buffer, a running total), not
+# one passed to it as an argument. **Fix:** pass that tensor as an argument,
+# as the message says (the transform differentiates only the arguments that
+# ``argnums`` names), or make the function pure: return the new value instead
+# of writing it in place. :ref:`Lesson 09 <lesson-torch-func>`
+
+total = torch.zeros(3, dtype=torch.float64)
+
+
+def cube_sum_counted(t):
+    total.add_(t)  # wrong: changes a captured tensor in place
+    return t.pow(3).sum()
+
+
+message = message_of(RuntimeError, lambda: torch.func.grad(cube_sum_counted)(x.detach()))
+assert "attempted to call in-place operation (aten::add_.Tensor)" in message
+
+
+def cube_sum_counting(t, total):
+    total.add_(t)  # an argument: allowed
+    return t.pow(3).sum()
+
+
+grad = torch.func.grad(cube_sum_counting)(x.detach(), total)
+assert torch.allclose(grad, 3 * x**2) and torch.equal(total, x.detach())
+
+# %%
+# ``You tried to vmap over ..., but it does not have vmap support``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``vmap``, ``jacfwd`` or ``hessian`` batched a Function without a
+# vmap rule, such as ``NewCube`` above, or ``jacrev`` batched a ``backward``
+# that calls one (as in the next entry). **Fix:** ``generate_vmap_rule =
+# True``, as ``NewCubeJvp`` sets, or a ``vmap`` staticmethod.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
 message = message_of(RuntimeError, lambda: torch.func.vmap(NewCube.apply)(x.detach()))
 assert "does not have vmap support" in message
 
@@ -483,9 +765,9 @@ assert "does not have vmap support" in message
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** code that reads a tensor's memory (NumPy, ``.numpy()``, a
-# kernel of your own) ran on a batched tensor of ``vmap`` (or of ``jacfwd``
-# or ``hessian``, which run the function under it), which has no storage:
-# most often the ``forward`` of a Function with ``generate_vmap_rule = True``.
+# kernel of your own) ran on a tensor that a :mod:`torch.func` transform
+# wrapped, which has no storage: most often a batched tensor of ``vmap``, in
+# the ``forward`` of a Function with ``generate_vmap_rule = True``.
 # **Fix:** a ``vmap`` staticmethod that calls the Function on the whole
 # batch.
 # :ref:`Lesson 09 <lesson-torch-func>`
@@ -493,10 +775,13 @@ assert "does not have vmap support" in message
 # **Another cause,** with no ``vmap`` at all: :func:`torch.func.grad`,
 # ``vjp`` or ``jacrev`` ran a Function whose ``backward`` uses NumPy; under
 # these transforms, the tensors ``backward`` receives have no storage either.
-# A ``vmap`` rule does not help there. **Fix:** pattern 4 (:ref:`lesson 05
-# <lesson-untracked-backward>`) written with ``setup_context``: the NumPy
-# code in the ``forward`` of a second Function, which the transforms call
-# with ordinary tensors. Both are shown after the first case.
+# A ``vmap`` rule on that Function does not help there. **Fix:** pattern 4
+# (:ref:`lesson 05 <lesson-untracked-backward>`) written with
+# ``setup_context``: the NumPy code in the ``forward`` of a second Function,
+# which the transforms call with ordinary tensors. For ``jacrev``, which
+# batches ``backward`` with ``vmap``, that second Function needs a ``vmap``
+# staticmethod too (a generated rule would run its NumPy on batched tensors).
+# Both are shown after the first case.
 
 
 class NumpyCube(NewCube):
@@ -525,7 +810,8 @@ class CubeNumpyBackward(NewCube):
     @staticmethod
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
-        return torch.as_tensor(3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True))
+        grad_x = 3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True)
+        return torch.as_tensor(grad_x, device=x.device)
 
 
 class CubeBackwardInNumpy(Function):
@@ -533,7 +819,8 @@ class CubeBackwardInNumpy(Function):
 
     @staticmethod
     def forward(x, grad_out):
-        return torch.as_tensor(3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True))
+        grad_x = 3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True)
+        return torch.as_tensor(grad_x, device=x.device)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -543,6 +830,15 @@ class CubeBackwardInNumpy(Function):
     def backward(ctx, grad_grad):
         x, grad_out = ctx.saved_tensors
         return 6 * x * grad_out * grad_grad, 3 * x**2 * grad_grad
+
+    @staticmethod
+    def vmap(info, in_dims, x, grad_out):
+        """For jacrev: the whole batch at once, its dimension first in both."""
+        x, grad_out = (
+            t.movedim(dim, 0) if dim is not None else t.expand(info.batch_size, *t.shape)
+            for t, dim in zip((x, grad_out), in_dims)
+        )
+        return CubeBackwardInNumpy.apply(x, grad_out), 0
 
 
 class CubeNumpyBackwardFixed(NewCube):
@@ -562,6 +858,66 @@ assert message == "Cannot access data pointer of Tensor that doesn't have storag
 assert torch.allclose(func_grad(CubeNumpyBackwardFixed)(point), 3 * point**2)
 second = torch.func.grad(lambda t: func_grad(CubeNumpyBackwardFixed)(t).sum())(point)
 assert torch.allclose(second, 6 * point)
+jacobian = torch.func.jacrev(CubeNumpyBackwardFixed.apply)(point)
+assert torch.allclose(jacobian, torch.diag(3 * point**2))
+
+# %%
+# ``vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** code that ``vmap`` batches chose a Python branch by a tensor's
+# value (``if``, ``while``, ``and``), which can differ from one element of
+# the batch to the next. In a Function, most
+# often a check in the ``forward`` of a Function with
+# ``generate_vmap_rule = True``, which ``vmap`` runs on batched tensors.
+# **Fix:** for a check, a ``vmap`` staticmethod that calls the Function on
+# the whole batch, whose ``forward`` then sees an ordinary tensor (below); for
+# a computation, both branches and :func:`torch.where`.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+
+class CubeChecked(NewCube):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        if torch.isnan(x).any():  # wrong under vmap: a branch on a value
+            raise ValueError("NaN in the input")
+        return x**3
+
+
+class CubeCheckedVmap(CubeChecked):
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return CubeCheckedVmap.apply(x), in_dims[0]  # forward sees the whole batch
+
+
+message = message_of(RuntimeError, lambda: torch.func.vmap(CubeChecked.apply)(batch))
+assert "data-dependent control flow" in message
+assert torch.allclose(torch.func.vmap(CubeCheckedVmap.apply)(batch), batch**3)
+
+# %%
+# ``vmap: It looks like you're calling .item() on a Tensor``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** as in the entry above, with a tensor turned into a Python number
+# (``.item()``, ``float()``, ``int()``): below, the same check written with
+# ``.item()``. **Fix:** as above; in a computation, keep the value a tensor.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+
+class CubeCheckedItem(CubeChecked):
+    @staticmethod
+    def forward(x):
+        if torch.isnan(x).any().item():  # wrong under vmap: a Python number
+            raise ValueError("NaN in the input")
+        return x**3
+
+
+message = message_of(RuntimeError, lambda: torch.func.vmap(CubeCheckedItem.apply)(batch))
+assert "It looks like you're calling .item() on a Tensor" in message
 
 # %%
 # ``There is a performance drop because we have not yet implemented the batching rule for ...``

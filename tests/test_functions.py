@@ -207,16 +207,30 @@ TABLE = {
     ("15_error_index", "CubeNumpy"): (DEMO, None, None),  # .numpy() raises under grad mode
     ("15_error_index", "CubeAllNumpy"): (FIRST_ONLY, apply("CubeAllNumpy"), UNARY),
     ("15_error_index", "CubeJittery"): (DEMO, None, None),
-    ("15_error_index", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
-    ("15_error_index", "NewCubeJvp"): (DOUBLE, apply("NewCubeJvp"), UNARY),
     ("15_error_index", "CubeDetached"): (FIRST_ONLY, apply("CubeDetached"), UNARY),
     ("15_error_index", "CubeWrongFormula"): (WRONG, apply("CubeWrongFormula"), UNARY),
     ("15_error_index", "CubeCountsCalls"): (WRONG, apply("CubeCountsCalls"), UNARY),
     ("15_error_index", "CubeGradInPlace"): (DEMO, None, None),  # fast_mode catches it
     ("15_error_index", "MulSquare"): (DOUBLE, apply("MulSquare"), PAIR),
     ("15_error_index", "MulSquareNumpy"): (DEMO, None, None),  # gradgradcheck passes: silent
+    ("15_error_index", "CubeSum"): (DOUBLE, apply("CubeSum"), UNARY),
+    # Its backward forgets grad_out: gradcheck says "backward not multiplied by grad_output".
+    ("15_error_index", "CubeSumForgetsGradOut"): (WRONG, apply("CubeSumForgetsGradOut"), UNARY),
     ("16_function_errors", "Cube"): (DOUBLE, apply("Cube"), UNARY),
-    ("16_function_errors", "Scale"): (DEMO, None, None),
+    ("16_function_errors", "Scale"): (DOUBLE, apply("Scale", 2.0), UNARY),
+    ("16_function_errors", "ScaleMissingNone"): (DEMO, None, None),
+    ("16_function_errors", "Power"): (DEMO, None, None),  # returns its input as-is for n == 1
+    ("16_function_errors", "PowerFixed"): (DOUBLE, apply("PowerFixed", 3), UNARY),
+    ("16_function_errors", "CubeNoMaterializeLast"): (DEMO, None, None),
+    ("16_function_errors", "CubeNoMaterializeFixed"): (
+        DOUBLE,
+        apply("CubeNoMaterializeFixed"),
+        UNARY,
+    ),
+    # A check in forward that vmap cannot run (its generated rule), and the fix.
+    ("16_function_errors", "CubeChecked"): (DOUBLE, apply("CubeChecked"), UNARY),
+    ("16_function_errors", "CubeCheckedItem"): (DOUBLE, apply("CubeCheckedItem"), UNARY),
+    ("16_function_errors", "CubeCheckedVmap"): (DOUBLE, apply("CubeCheckedVmap"), UNARY),
     ("16_function_errors", "CubeInPlace"): (DEMO, None, None),
     ("16_function_errors", "CubeNoMaterialize"): (DEMO, None, None),
     ("16_function_errors", "CubeForgotSaveForForward"): (
@@ -227,6 +241,7 @@ TABLE = {
     ("16_function_errors", "Mean"): (DEMO, None, None),  # its gradient has the output's shape
     ("16_function_errors", "MeanFixed"): (DOUBLE, apply("MeanFixed"), UNARY),
     ("16_function_errors", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
+    ("16_function_errors", "NewCubeJvp"): (DOUBLE, apply("NewCubeJvp"), UNARY),
     ("16_function_errors", "NumpyCube"): (DOUBLE, apply("NumpyCube"), UNARY),
     ("16_function_errors", "NumpyCubeVmap"): (DOUBLE, apply("NumpyCubeVmap"), UNARY),
     ("16_function_errors", "NumpyCubeBothRules"): (DEMO, None, None),  # vmap refuses it

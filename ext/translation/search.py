@@ -7,7 +7,7 @@ Chinese words are given to jieba as a user dictionary, through Sphinx's
 documented ``html_search_options = {"dict": PATH}`` for Chinese: conf.py
 names the file, and a Chinese build writes it here from the table of terms.
 
-One shim remains, :class:`ChineseSearch`. Upstream limitation: Sphinx 9.0
+One shim remains, :class:`ChineseSearch`, in two parts. Upstream limitation: Sphinx 9.0
 gives Chinese pages the English stemmer (for Latin words) but writes
 ``window.Stemmer = ChineseStemmer`` into language_data.js, which no script
 defines, so the search page fails with "ChineseStemmer is not defined"
@@ -15,7 +15,13 @@ defines, so the search page fails with "ChineseStemmer is not defined"
 3.13). The shim is Sphinx's own Chinese search under the name of the stemmer
 it ships, registered with the documented ``app.add_search_language``.
 ``tests/test_search.py`` fails once the installed Sphinx no longer has the bug:
-then delete the class and its registration.
+then delete the class's name and its registration.
+
+Its second part keeps one-letter Latin words in the index, as the English search
+does. Sphinx's Chinese search drops every one-letter word, while the search page
+splits "don't" into "don" and "t", and accepts a page that lacks a short word only
+if it lacks all of them: a pasted PyTorch message with "you're" (a short "re" that
+the page has) and "don't" (a "t" that no Chinese page had) found nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +42,11 @@ class ChineseSearch(SearchChinese):
 
         jieba.setLogLevel(logging.WARNING)  # not its DEBUG lines on every build
         super().__init__(options)
+
+    def word_filter(self, stemmed_word: str) -> bool:
+        """Sphinx's filter, and one-letter Latin words too (see above)."""
+        one_letter = len(stemmed_word) == 1 and stemmed_word.isascii() and stemmed_word.isalpha()
+        return one_letter or super().word_filter(stemmed_word)
 
 
 def search_dictionary(app, config) -> None:
