@@ -145,6 +145,23 @@ def test_stale_lessons(tmp_path):
     assert gallery.stale_lessons(src, out) == ["02_b.py"]
 
 
+def test_what_a_renamed_lesson_left_behind_is_removed(tmp_path):
+    src, out = tmp_path / "gallery", tmp_path / "out"
+    (out / "images" / "thumb").mkdir(parents=True)
+    src.mkdir()
+    for name in ("01_a.py", "02_b_c.py"):  # 02_b_c was 02_b: its old name is a prefix
+        (src / name).write_text("x\n")
+    kept = ["01_a.rst", "01_a.py.md5", "02_b_c.ipynb", "images/sphx_glr_02_b_c_001.svg",
+            "images/thumb/sphx_glr_01_a_thumb.svg", "index.rst"]  # fmt: skip
+    gone = ["02_b.rst", "02_b.py", "02_b.py.md5", "02_b.py.run.json", "02_b.codeobj.json",
+            "images/sphx_glr_02_b_001.svg", "images/thumb/sphx_glr_02_b_thumb.svg"]  # fmt: skip
+    for name in kept + gone:
+        (out / name).write_text("x\n")
+    assert sorted(gallery.forget_removed(src, out)) == sorted(out / name for name in gone)
+    assert all((out / name).exists() for name in kept)
+    assert not any((out / name).exists() for name in gone)
+
+
 # -- the lesson run: warnings, failures, the JUnit report ------------------------
 
 STRICT = """

@@ -138,6 +138,19 @@ def record_runs(
     _write_if_changed(out_dir / HEADER_RECORD, _md5(gallery_dir / HEADER) + "\n")
 
 
+def forget_removed(gallery_dir: Path, out_dir: Path) -> list[Path]:
+    """Remove what the run wrote for a lesson that gallery/ no longer has (one
+    renamed or deleted): sphinx-gallery only adds, and a page left behind
+    would be built, outside every table of contents. Returns what it removed."""
+    stems = "|".join(re.escape(p.stem) for p in lessons_in(gallery_dir)) or "(?!)"
+    mine = re.compile(rf"(?:{stems})\.|sphx_glr_(?:{stems})_(?:\d{{3}}|thumb)\.")
+    found = [*out_dir.glob("[0-9][0-9]_*"), *out_dir.glob("images/**/sphx_glr_[0-9][0-9]_*")]
+    removed = [path for path in found if path.is_file() and not mine.match(path.name)]
+    for path in removed:
+        path.unlink()
+    return removed
+
+
 def up_to_date(gallery_dir: Path, out_dir: Path) -> bool:
     """True when a run would change nothing (so Sphinx need not even start)."""
     lessons, runs, torch = lessons_in(gallery_dir), lesson_runs(out_dir), installed_torch()
@@ -224,6 +237,7 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
     out_dir = srcdir / "lessons"
     gallery_dir = ROOT / "gallery"
     lessons = lessons_in(gallery_dir)
+    forget_removed(gallery_dir, out_dir)
     if plot and up_to_date(gallery_dir, out_dir):
         print(f"gallery: executed 0 lesson(s) ; reused {len(lessons)}")
         return 0
