@@ -130,7 +130,7 @@ def forgetful_sinh(x):
 
 
 torch.manual_seed(0)
-inputs = (torch.randn(4, 3, dtype=torch.float64, requires_grad=True),)
+inputs = (torch.randn(4, dtype=torch.float64, requires_grad=True),)
 assert gradcheck(forgetful_sinh, inputs)
 try:
     gradgradcheck(forgetful_sinh, inputs)
