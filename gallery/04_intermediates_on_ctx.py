@@ -369,8 +369,8 @@ def check_softplus(function):
     """
     call = getattr(function, "apply", function)
     double = torch.float64
-    scalar, vector = torch.randn((), dtype=double), torch.randn(3, dtype=double)
-    matrix = torch.randn(3, 2, dtype=double).t()  # not contiguous
+    scalar, vector = torch.randn((), dtype=double), torch.randn(2, dtype=double)
+    matrix = torch.randn(2, 2, dtype=double).t()  # not contiguous
     for x in (scalar, vector, matrix):
         x.requires_grad_()
         where = f"on a float64 input of shape {tuple(x.shape)}"

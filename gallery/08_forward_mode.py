@@ -169,7 +169,7 @@ assert message == "not enough values to unpack (expected 1, got 0)"
 
 from torch.autograd import gradcheck, gradgradcheck
 
-inputs = (torch.randn(3, 2, dtype=torch.float64, requires_grad=True),)
+inputs = (torch.randn(3, dtype=torch.float64, requires_grad=True),)
 assert gradcheck(XSin.apply, inputs, check_forward_ad=True)
 assert gradgradcheck(XSin.apply, inputs, check_fwd_over_rev=True)
 print("gradcheck (forward AD) and gradgradcheck (forward over reverse) pass")

@@ -396,9 +396,7 @@ from torch.autograd import gradcheck, gradgradcheck
 
 
 def check(function, has_jvp, n_inputs=1):
-    inputs = tuple(
-        torch.randn(3, 2, dtype=torch.float64, requires_grad=True) for _ in range(n_inputs)
-    )
+    inputs = tuple(torch.randn(3, dtype=torch.float64, requires_grad=True) for _ in range(n_inputs))
     first = gradcheck(
         function.apply,
         inputs,

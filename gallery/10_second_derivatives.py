@@ -86,7 +86,7 @@ class Tanh(torch.autograd.Function):
 from torch.autograd import gradcheck, gradgradcheck
 
 torch.manual_seed(0)
-x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
+x = torch.randn(5, dtype=torch.float64, requires_grad=True)
 
 for function in (SmoothReLU, Tanh):
     first_ok = gradcheck(function.apply, (x,))
