@@ -6,7 +6,6 @@ import json
 import re
 import subprocess
 import sys
-import warnings
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -241,17 +240,11 @@ def test_no_space_between_a_chinese_link_and_the_chinese_beside_it(site):
     between Chinese and Latin only (docs/translating.md, "Links"). Links
     whose text a translation does not give (sphinx-gallery's, a section's
     title) are checked here, where the page shows them."""
-    from tools.catalogs import PENDING
-
-    found, pending = [], []
-    for page in site.pages("zh_CN"):
-        docname = page.relative_to(site.html / "zh_CN").with_suffix("").as_posix()
-        for around in spaces_beside_chinese_links(page.read_text(encoding="utf-8")):
-            (pending if docname in PENDING else found).append(f"{docname}: {around}")
-    if pending:  # pages another change rewrites now (tools/catalogs.py, PENDING)
-        warnings.warn(
-            "spaces beside links, left to PENDING pages:\n" + "\n".join(pending), stacklevel=1
-        )
+    found = [
+        f"{page.relative_to(site.html)}: {around}"
+        for page in site.pages("zh_CN")
+        for around in spaces_beside_chinese_links(page.read_text(encoding="utf-8"))
+    ]
     assert not found, f"{len(found)} spaces beside links:\n" + "\n".join(found)
 
 

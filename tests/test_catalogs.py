@@ -543,19 +543,3 @@ def test_a_cards_terms_are_read_in_its_lessons_opening(tmp_path):
     gallery.unlink()
     (error,) = catalogs.check(["zh_CN"], True, docs, locale)
     assert "'forward' is translated as '前向'" in error
-
-
-def test_a_pending_catalog_gets_the_added_rules_as_warnings(tmp_path):
-    """A catalog that another change is rewriting (PENDING) hears of the
-    rules added with the table of variants, without failing make check; any
-    other catalog fails with the same problem, named at its line."""
-    base = tmp_path / "zh_CN" / "LC_MESSAGES"
-    (pending,) = sorted(catalogs.PENDING)[:1]
-    bad = [("It is silently wrong, see lesson 01.", "它悄悄算错，见第 01 课。")]
-    write_po(base / f"{pending}.po", bad, SIGNED)
-    warned = []
-    assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path, warn=warned.append) == []
-    assert len(warned) == 2 and all(f"{pending}.po:" in w for w in warned), warned
-    write_po(base / "other.po", bad, SIGNED)
-    errors = catalogs.check(["zh_CN"], True, tmp_path, tmp_path, warn=warned.append)
-    assert len(errors) == 2 and all("other.po:" in e for e in errors), errors

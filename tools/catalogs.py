@@ -440,30 +440,14 @@ def pofilter_problems(path: Path, catalog: polib.POFile, lang: str) -> list[str]
     return problems
 
 
-# Catalogs that another change is rewriting now: the error index becomes
-# pages of their own. Until it lands, the rules added with the table of
-# variants (variants, lesson numbers, spaces beside links, one rendering per
-# English text) report their problems there as warnings; remove a name when
-# its catalog is gone or passes them.
-PENDING = {"lessons/15_error_index", "lessons/16_function_errors", "lessons/17_builtin_operators"}
-ADDED_RULES = (
-    "uses ",
-    "lesson number with",
-    "no space between a link",
-    "MyST has no escaped space",
-)
-
-
 def check(
     langs: list[str],
     finished: bool = True,
     srcdir: Path = ROOT / "docs",
     locale_dir=LOCALE,
-    warn=lambda line: print(f"warning: {line}", file=sys.stderr),
 ):
     """Every problem in the catalogs of *langs*: what a build needs (msgfmt
-    accepts them, markup kept) and, for a *finished* translation, the rest.
-    What ADDED_RULES find in a PENDING catalog goes to *warn* instead."""
+    accepts them, markup kept) and, for a *finished* translation, the rest."""
     errors: list[str] = []
     for lang in langs:
         check_language(lang, locale_dir)
@@ -493,9 +477,7 @@ def check(
                         openings.get(entry.msgid, entry.msgid) if domain == CARDS else entry.msgid
                     )
                     found += style(english, entry.msgstr, kind, terms, variants)
-                for message in found:
-                    pending = domain in PENDING and message.startswith(ADDED_RULES)
-                    (warn if pending else errors.append)(f"{rel(path)}:{entry.linenum}: {message}")
+                errors += [f"{rel(path)}:{entry.linenum}: {message}" for message in found]
             if not finished:
                 continue
             errors += warnings  # msgfmt's: a header left unsigned
@@ -511,10 +493,8 @@ def check(
                     f"{rel(path)}: {len(catalog.obsolete_entries())} obsolete entries (#~); "
                     "when nothing is left to translate, `make prune-po` drops them"
                 )
-        if style:  # across the catalogs: a place in a PENDING one makes a warning
-            pending = [rel(translated[d][0]) + ":" for d in PENDING if d in translated]
-            for line in same_text_problems(translated):
-                (warn if any(p in line for p in pending) else errors.append)(line)
+        if style:  # across the catalogs
+            errors += same_text_problems(translated)
     return errors
 
 
