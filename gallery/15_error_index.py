@@ -131,9 +131,9 @@ assert torch.allclose(second_derivative(Cube.apply), 6 * x)  # the fix: 6x, from
 
 # %%
 # **Another cause:** ``create_graph=True`` was passed, but ``backward`` used
-# only values autograd cannot follow (tensors kept on ``ctx``, NumPy), and the
-# incoming gradient was a constant. **Fix:** save what ``backward`` needs as
-# inputs or outputs, or compute it in ``backward``
+# only values autograd cannot follow (an intermediate of ``forward`` kept on
+# ``ctx``, NumPy), and the incoming gradient was a constant. **Fix:** save
+# what ``backward`` needs as inputs or outputs, or compute it in ``backward``
 # (:ref:`lesson 04 <lesson-ctx-mistake>`); for code outside PyTorch, a second
 # Function (:ref:`lesson 05 <lesson-untracked-backward>`). A custom Function
 # compiled with ``backend="eager"`` does the same when Dynamo traces its
@@ -437,8 +437,8 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # formula: it compares the derivatives of :math:`b(g, x)` with finite
 # differences of the same :math:`b`, so a wrong formula passes it (below).
 # With an all-zero analytical Jacobian, ``backward`` used a value cut off from
-# the input (a tensor on ``ctx``, a ``.detach()``, part of it under
-# ``torch.no_grad()``,
+# the input (an intermediate of ``forward`` kept on ``ctx``, a ``.detach()``,
+# part of it under ``torch.no_grad()``,
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`);
 # with a nonzero one, part of ``backward`` is cut off, or the ``backward``
 # you wrote for a second Function (pattern 4) is wrong. **Fix:** save inputs
@@ -793,8 +793,8 @@ assert torch.allclose(in_eager_mode, torch.exp(x))
 #
 # **Cause:** part of the second derivative is cut off while the rest is
 # tracked, so autograd differentiates only the tracked part. The cut can be a
-# ``backward`` that uses untracked values (a tensor on ``ctx``, NumPy, a
-# ``.detach()``), a ``backward`` marked
+# ``backward`` that uses untracked values (an intermediate of ``forward`` kept
+# on ``ctx``, NumPy, a ``.detach()``), a ``backward`` marked
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
 # whose incoming gradient was a constant, so that no error node was made
 # (:ref:`lesson 05 <lesson-untracked-backward>`), or one of the compiled
