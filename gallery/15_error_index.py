@@ -160,17 +160,29 @@ assert "does not require grad and does not have a grad_fn" in message
 # (``3 * x``, ``x @ w`` with a ``w`` that does not require grad) depends on
 # nothing that requires grad, so even under ``create_graph=True`` it has no
 # graph. Asking for zeros with ``materialize_grads=True`` (next entry) raises
-# this message all the same. **Fix:** when ``grad.requires_grad`` is
-# ``False``, the answer is zero; :func:`torch.autograd.functional.hessian`
-# returns those zeros.
+# this message all the same. The other two causes leave
+# ``grad.requires_grad`` ``False`` too, and
+# :func:`torch.autograd.functional.hessian` returns zeros for the previous
+# one (below, ``CubeOnCtx``). **Fix:** check the first gradient, as a
+# function of ``x``, with ``gradcheck``: with no graph, it passes only if it
+# does not change with ``x`` near that point, where the second derivative is
+# then zero. For ``CubeOnCtx``, it fails.
+
+
+def first_gradient(f):
+    """f's first gradient, as a function that gradcheck can check."""
+    return lambda t: torch.autograd.grad(f(t).sum(), t, create_graph=True)[0]
+
 
 (grad,) = torch.autograd.grad((3 * x).sum(), x, create_graph=True)  # 3s: no graph
 message = message_of(
     RuntimeError, lambda: torch.autograd.grad(grad.sum(), x, materialize_grads=True)
 )
 assert "does not require grad and does not have a grad_fn" in message
-hessian = torch.autograd.functional.hessian(lambda t: (3 * t).sum(), x.detach())
-assert not grad.requires_grad and torch.equal(hessian, torch.zeros(3, 3, dtype=torch.float64))
+assert not torch.autograd.functional.hessian(lambda t: CubeOnCtx.apply(t).sum(), x).any()
+assert not grad.requires_grad and gradcheck(first_gradient(lambda t: 3 * t), (x,))  # zero
+message = message_of(GradcheckError, lambda: gradcheck(first_gradient(CubeOnCtx.apply), (x,)))
+assert message == "Numerical gradient for function expected to be zero"  # not zero: 6x
 
 # %%
 # ``The differentiated Tensor at index 0 appears to not have been used in the graph``
