@@ -221,8 +221,10 @@ assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
 # :func:`torch.autograd.grad` with explicit inputs never reaches the error
 # node, so this generic message replaces the clear one (**Fix:** as for the
 # first entry on this page, :ref:`lesson 05 <lesson-untracked-backward>`). A
-# compiled part that saved nothing requiring grad does the same; **Fix:** run
-# the part differentiated twice in eager mode
+# compiled part does the same when nothing its backward takes (the tensors it
+# saved, which depend on the backend, and its incoming gradient) is ``x`` or
+# computed from it; otherwise the pass raises the torch.compile message
+# below. **Fix:** run the part differentiated twice in eager mode
 # (:ref:`lesson 13 <lesson-torch-compile>`). Both cuts are shown under
 # :ref:`a gradient of None <error-index-none>`.
 
@@ -798,6 +800,9 @@ print("behind a compiled exp:     ", behind_compiled)
 print("exp in eager mode:         ", in_eager_mode)
 assert behind_once is None and behind_compiled is None
 assert torch.allclose(in_eager_mode, torch.exp(x))
+(grad,) = torch.autograd.grad(torch.tanh(compiled_exp(x)).sum(), x, create_graph=True)
+message = message_of(RuntimeError, lambda: torch.autograd.grad(grad.sum(), x, allow_unused=True))
+assert message == "torch.compile with aot_autograd does not currently support double backward"
 
 # %%
 # A second derivative that is wrong but not zero
