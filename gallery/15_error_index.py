@@ -293,6 +293,27 @@ assert torch.allclose(second_derivative(cube), 6 * x)
 compiled_cube = torch.compile(lambda t: t**3, backend="aot_eager")
 message = message_of(RuntimeError, lambda: second_derivative(compiled_cube))
 assert message == "torch.compile with aot_autograd does not currently support double backward"
+assert torch.allclose(second_derivative(lambda t: t**3), 6 * x)  # the fix: eager mode
+
+# %%
+# ``This backward function was compiled with non-empty donated buffers``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** an ordinary backward, such as a training step's, compiled the
+# backward of a compiled function, which may then reuse the memory of tensors
+# it saved ("donated buffers"); a later backward through it that keeps the
+# graph (``create_graph=True``) raises. Which backends and functions do so
+# depends on what they save (:ref:`lesson 13 <lesson-torch-compile>`).
+# **Fix:** as for the previous entry. The message's ``donated_buffer=False``
+# removes only this error: lesson 13 shows the second derivative through the
+# compiled part then coming out wrong.
+
+W = torch.randn(3, 3, dtype=torch.float64)
+compiled = torch.compile(lambda t: 2 * torch.tanh(t @ W), backend="aot_eager_decomp_partition")
+torch.autograd.grad(compiled(x).sum(), x)  # an ordinary backward first
+message = message_of(RuntimeError, lambda: second_derivative(compiled))
+assert message.startswith("This backward function was compiled with non-empty donated buffers")
+assert gradcheck(first_gradient(lambda t: 2 * torch.tanh(t @ W)), (x,))  # eager: right
 
 # %%
 # ``grad can be implicitly created only for scalar outputs``
