@@ -324,8 +324,8 @@ assert gradcheck(first_gradient(lambda t: 2 * torch.tanh(t @ W)), (x,))  # eager
 # combination of its elements to differentiate. In second derivatives, that
 # tensor is often the first gradient itself. **Fix:** reduce it to a scalar
 # (``.sum()``, a penalty, a loss), or pass the vector :math:`v` of a
-# vector-Jacobian product as ``grad_outputs``.
-# :ref:`Lesson 01 <lesson-saving-inputs>`
+# vector-Jacobian product as ``grad_outputs`` (the argument ``gradient`` of
+# ``.backward()``). :ref:`Lesson 01 <lesson-saving-inputs>`
 
 (grad,) = torch.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
 message = message_of(RuntimeError, lambda: torch.autograd.grad(grad, x))
@@ -337,13 +337,16 @@ assert torch.allclose(second, 6 * x)
 # ``Mismatch in shape: grad_output[0] has a shape of ... and output[0] has a shape of ...``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** the ``grad_outputs`` passed for an output has another shape than
-# that output. **Fix:** give each output a ``grad_outputs`` of its own shape,
-# such as ``torch.ones_like(output)``.
+# **Cause:** the ``grad_outputs`` passed for an output (``grad_output`` in
+# the message, ``gradient`` for ``.backward()``) has another shape than that
+# output. **Fix:** give each output a
+# ``grad_outputs`` of its own shape, such as ``torch.ones_like(output)``.
 # :ref:`Lesson 01 <lesson-saving-inputs>`
 
+(grad,) = torch.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
 message = message_of(RuntimeError, lambda: torch.autograd.grad(grad, x, torch.ones(())))
 assert message.startswith("Mismatch in shape: grad_output[0] has a shape of torch.Size([])")
+assert torch.allclose(torch.autograd.grad(grad, x, torch.ones_like(grad))[0], 6 * x)
 
 # %%
 # ``One of the differentiated Tensors does not require grad``
