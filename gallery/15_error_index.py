@@ -334,6 +334,22 @@ assert message == "grad can be implicitly created only for scalar outputs"
 assert torch.allclose(second, 6 * x)
 
 # %%
+# ``grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The previous message's counterpart in :func:`torch.func.grad`. **Cause:**
+# the function it differentiates returned a tensor that is not
+# 0-dimensional: in second derivatives, ``grad(grad(f))``, whose inner
+# ``grad`` returns a gradient of ``x``'s shape. **Fix:** ``torch.func.jacrev``
+# of it, as the message suggests, for the Hessian.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+first = torch.func.grad(lambda t: (t**3).sum())  # returns 3 x**2, a vector
+message = message_of(RuntimeError, lambda: torch.func.grad(first)(x))
+assert "Expected f(*args) to return a scalar Tensor, got tensor with 1 dims" in message
+assert torch.allclose(torch.func.jacrev(first)(x), torch.diag(6 * x))
+
+# %%
 # ``Mismatch in shape: grad_output[0] has a shape of ... and output[0] has a shape of ...``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
