@@ -369,16 +369,22 @@ assert torch.allclose(torch.autograd.grad(grad, x, torch.ones_like(grad))[0], 6 
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** a tensor you differentiate with respect to does not require
-# grad, so autograd recorded nothing for it. Most often, a model with frozen
-# layers: ``torch.autograd.grad(loss, model.parameters())`` after
-# ``requires_grad_(False)`` on some of them. **Fix:** pass only the tensors
-# that require grad, ``[p for p in model.parameters() if p.requires_grad]``;
-# for a tensor that you do mean to differentiate, call ``requires_grad_()``
-# on it before the computation that uses it.
+# grad, so autograd recorded nothing for it. Two common cases: the input of a
+# gradient penalty, made without ``requires_grad_()``; a model with frozen
+# layers, ``torch.autograd.grad(loss, model.parameters())`` after
+# ``requires_grad_(False)`` on some of them. **Fix:** for a tensor that you
+# do mean to differentiate, call ``requires_grad_()`` on it before the
+# computation that uses it; otherwise pass only the tensors that require
+# grad, ``[p for p in model.parameters() if p.requires_grad]``.
 
 model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh(), torch.nn.Linear(2, 1))
 model = model.double()
 model[0].requires_grad_(False)  # the first layer is frozen
+penalty_input = x.detach()  # the bug: requires_grad_() forgotten
+message = message_of(RuntimeError, lambda: torch.autograd.grad(model(penalty_input), penalty_input))
+assert message == "One of the differentiated Tensors does not require grad"
+penalty_input.requires_grad_()  # the fix, before the computation that uses it
+assert torch.autograd.grad(model(penalty_input), penalty_input)[0].shape == x.shape
 loss = model(x).sum()
 every = list(model.parameters())
 message = message_of(RuntimeError, lambda: torch.autograd.grad(loss, every, retain_graph=True))
