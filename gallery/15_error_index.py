@@ -426,7 +426,8 @@ assert torch.allclose(grad_then_backward(retain_graph=True), 1 - torch.tanh(x) *
 # back to the tensor that holds it, a reference cycle that can leak memory;
 # PyTorch warns at the first such call of the process, whether or not it
 # leaks and whatever ``.grad`` held before (the leaf below held nothing), and
-# never again, so silence after a change proves nothing. **Fix:** compute the
+# never again unless ``torch.set_warn_always(True)`` was called, so silence
+# after a change proves nothing. **Fix:** compute the
 # gradient with :func:`torch.autograd.grad` and ``create_graph=True``, which
 # stores nothing in ``.grad`` and does not warn, as the gradient penalty of
 # :ref:`lesson 10 <lesson-second-derivatives>` does. Setting the ``.grad``
