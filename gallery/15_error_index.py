@@ -455,6 +455,32 @@ assert not again  # once per process
 leaf.grad = None  # breaks the cycle
 
 # %%
+# ``When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad()``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``torch.autograd.grad`` (or ``.backward(inputs=...)``)
+# through :func:`~torch.utils.checkpoint.checkpoint` with
+# ``use_reentrant=True``, as in a gradient penalty through a checkpointed
+# model. ``.backward(create_graph=True)`` raises nothing, but the ``.grad`` it
+# stores has no graph. **Fix:** ``use_reentrant=False``, with which the
+# second derivative is right.
+
+from torch.utils.checkpoint import checkpoint
+
+
+def checkpointed_tanh(t, reentrant=True):
+    return checkpoint(torch.tanh, t, use_reentrant=reentrant)
+
+
+message = message_of(RuntimeError, lambda: second_derivative(checkpointed_tanh))
+assert message.startswith("When use_reentrant=True, torch.utils.checkpoint is incompatible")
+second = second_derivative(lambda t: checkpointed_tanh(t, reentrant=False))
+assert torch.allclose(second, second_derivative(torch.tanh))  # the fix
+warnings_of(lambda: checkpointed_tanh(leaf).sum().backward(create_graph=True))
+assert not leaf.grad.requires_grad  # no graph, and no error
+leaf.grad = None
+
+# %%
 # ``Can't call numpy() on Tensor that requires grad``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
