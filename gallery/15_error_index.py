@@ -527,9 +527,10 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # the input (an intermediate of ``forward`` kept on ``ctx``, a ``.detach()``,
 # part of it under ``torch.no_grad()``,
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`);
-# with a nonzero one, part of ``backward`` is cut off, or the ``backward``
-# you wrote for a second Function (pattern 4) is wrong. **Fix:** save inputs
-# and outputs with
+# with ``grad_outputs`` that do not require grad, these cuts give "Numerical
+# gradient for function expected to be zero" instead. With a nonzero one,
+# part of ``backward`` is cut off, or the ``backward`` you wrote for a
+# second Function (pattern 4) is wrong. **Fix:** save inputs and outputs with
 # :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` and compute
 # the rest in ``backward`` with PyTorch operations; check a second Function
 # with :func:`~torch.autograd.gradcheck` on its own.
@@ -593,14 +594,18 @@ assert gradcheck(CubeSum.apply, (x,))  # Cube's backward: 3 * x**2 * grad_out
 # does not require grad, and raise this message only when none is left. From
 # :func:`~torch.autograd.gradgradcheck`, the outputs are ``backward``'s
 # results, and none has a graph: code outside PyTorch, a backward run wholly
-# under ``torch.no_grad()``, or one whose results are detached. From
+# under ``torch.no_grad()``, or one whose results are detached; or a cut of
+# the Jacobian mismatch entry, with ``grad_outputs`` that do not require
+# grad (below). From
 # :func:`~torch.autograd.gradcheck`, every output of the function itself is
 # detached or marked non-differentiable. One gradient without a graph next to
 # one with a graph passes both checks: see
 # :ref:`the silent symptom <error-index-no-graph>`.
 # **Fix:** for code outside PyTorch, pattern 4, a second Function for the
 # backward (:ref:`lesson 05 <lesson-untracked-backward>`); otherwise remove the
-# ``no_grad``, the ``detach`` or the mark.
+# ``no_grad``, the ``detach`` or the mark. For a cut, pass ``grad_outputs``
+# that require grad, as the default ones do: the check then reports the
+# Jacobian mismatch, as for ``CubeOnCtx`` in that entry.
 
 
 class CubeAllNumpy(Cube):
@@ -611,6 +616,9 @@ class CubeAllNumpy(Cube):
 
 
 message = message_of(GradcheckError, lambda: gradgradcheck(CubeAllNumpy.apply, (x,)))
+assert message == "Numerical gradient for function expected to be zero"
+v = torch.ones_like(x)  # an output gradient that does not require grad
+message = message_of(GradcheckError, lambda: gradgradcheck(CubeOnCtx.apply, (x,), (v,)))
 assert message == "Numerical gradient for function expected to be zero"
 
 # %%
