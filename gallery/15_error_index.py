@@ -508,8 +508,11 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # ``Jacobian mismatch for output 0 with respect to input 0``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# The numbers name the output and the input whose derivative is wrong (so
-# the message may say ``input 1``, as in :ref:`lesson 11 <lesson-diagnosing>`).
+# The numbers name the output and the input whose derivative is wrong. From
+# ``gradgradcheck``, an output is a gradient that ``backward`` returns, and
+# the inputs after the Function's own are its output gradients (below,
+# ``input 1``, for a ``backward`` that detaches it;
+# :ref:`lesson 11 <lesson-diagnosing>` counts them).
 # **Cause,** from :func:`~torch.autograd.gradcheck`: the formula in
 # ``backward`` is wrong. **Fix:** correct it. Or the formula is right, and the
 # finite differences are not: a kink within ``eps`` of a sampled point
@@ -538,6 +541,16 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 
 message = message_of(GradcheckError, lambda: gradgradcheck(CubeOnCtx.apply, (x,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
+
+
+class CubeGradOutDetached(Cube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        return Cube.backward(ctx, grad_out.detach())  # the bug: grad_out is cut off
+
+
+message = message_of(GradcheckError, lambda: gradgradcheck(CubeGradOutDetached.apply, (x,)))
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 1")
 
 
 class CubeWrongFormula(Cube):
