@@ -137,7 +137,9 @@ assert torch.allclose(second_derivative(Cube.apply), 6 * x)  # the fix: 6x, from
 # (:ref:`lesson 04 <lesson-ctx-mistake>`); for code outside PyTorch, a second
 # Function (:ref:`lesson 05 <lesson-untracked-backward>`). A custom Function
 # compiled with ``backend="eager"`` does the same when Dynamo traces its
-# ``backward`` (:ref:`lesson 13 <lesson-torch-compile>`).
+# ``backward`` (:ref:`lesson 13 <lesson-torch-compile>`). So does a tensor
+# passed to a Function inside a list, or an output marked non-differentiable,
+# when nothing else has a graph (:ref:`a gradient of None <error-index-none>`).
 
 
 class CubeOnCtx(Function):
@@ -882,9 +884,28 @@ assert second_in_a(MulSquareNumpy) is None and torch.allclose(second_in_a(MulSqu
 # ``apply`` inside a list or dictionary, which autograd does not look into
 # (**Fix:** pass it to ``apply`` as an argument of its own); an output marked
 # :meth:`~torch.autograd.function.FunctionCtx.mark_non_differentiable`, which
-# is the mark working (:ref:`lesson 06 <lesson-extending-rules>`). The two
-# cuts of that entry, once_differentiable and a compiled part, shown:
+# is the mark working (:ref:`lesson 06 <lesson-extending-rules>`). Either
+# gives ``None`` only when something else has a graph, as ``w`` below;
+# otherwise "element 0 of tensors does not require grad", even with
+# ``allow_unused=True``. Then the two cuts of the message above:
+# once_differentiable, and an ``exp`` compiled with ``aot_eager`` whose
+# incoming gradient is a constant; under ``tanh``, the same ``exp`` raises.
 
+
+class TwiceFirst(Function):
+    @staticmethod
+    def forward(ctx, tensors):
+        return 2 * tensors[0]  # inside a list: autograd does not see it
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return None
+
+
+out = TwiceFirst.apply([x])
+assert torch.autograd.grad((out * w).sum(), x, allow_unused=True)[0] is None
+message = message_of(RuntimeError, lambda: torch.autograd.grad(out.sum(), x, allow_unused=True))
+assert "element 0 of tensors does not require grad" in message
 behind_once = torch.autograd.grad(once_gradient().sum(), x, allow_unused=True)[0]
 compiled_exp = torch.compile(torch.exp, backend="aot_eager")
 (grad,) = torch.autograd.grad(compiled_exp(x).sum(), x, create_graph=True)
