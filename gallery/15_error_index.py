@@ -212,7 +212,7 @@ message = message_of(RuntimeError, lambda: torch.autograd.grad(grad.sum(), x))
 assert "appears to not have been used in the graph" in message
 (second,) = torch.autograd.grad(grad.sum(), x, materialize_grads=True)
 assert torch.equal(second, torch.zeros_like(x))
-copy = x.detach().requires_grad_()  # what torch.tensor(x) makes too: a new leaf
+copy = x.detach().requires_grad_()  # a new leaf, as torch.tensor(x, requires_grad=True)
 message = message_of(RuntimeError, lambda: torch.autograd.grad(copy.pow(3).sum(), x))
 assert "appears to not have been used in the graph" in message
 assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
