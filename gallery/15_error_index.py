@@ -131,13 +131,15 @@ assert torch.allclose(second_derivative(Cube.apply), 6 * x)  # the fix: 6x, from
 
 # %%
 # **Another cause:** ``create_graph=True`` was passed, but ``backward`` used
-# only values autograd cannot follow (tensors kept on ``ctx``, NumPy), and the
-# incoming gradient was a constant. **Fix:** save what ``backward`` needs as
-# inputs or outputs, or compute it in ``backward``
+# only values autograd cannot follow (an intermediate of ``forward`` kept on
+# ``ctx``, NumPy), and the incoming gradient was a constant. **Fix:** save
+# what ``backward`` needs as inputs or outputs, or compute it in ``backward``
 # (:ref:`lesson 04 <lesson-ctx-mistake>`); for code outside PyTorch, a second
 # Function (:ref:`lesson 05 <lesson-untracked-backward>`). A custom Function
 # compiled with ``backend="eager"`` does the same when Dynamo traces its
-# ``backward`` (:ref:`lesson 13 <lesson-torch-compile>`).
+# ``backward`` (:ref:`lesson 13 <lesson-torch-compile>`). So does a tensor
+# passed to a Function inside a list, or an output marked non-differentiable,
+# when nothing else has a graph (:ref:`a gradient of None <error-index-none>`).
 
 
 class CubeOnCtx(Function):
@@ -160,17 +162,29 @@ assert "does not require grad and does not have a grad_fn" in message
 # (``3 * x``, ``x @ w`` with a ``w`` that does not require grad) depends on
 # nothing that requires grad, so even under ``create_graph=True`` it has no
 # graph. Asking for zeros with ``materialize_grads=True`` (next entry) raises
-# this message all the same. **Fix:** when ``grad.requires_grad`` is
-# ``False``, the answer is zero; :func:`torch.autograd.functional.hessian`
-# returns those zeros.
+# this message all the same. The other two causes leave
+# ``grad.requires_grad`` ``False`` too, and
+# :func:`torch.autograd.functional.hessian` returns zeros for the previous
+# one (below, ``CubeOnCtx``). **Fix:** check the first gradient, as a
+# function of ``x``, with ``gradcheck``: with no graph, it passes only if it
+# does not change with ``x`` near that point, where the second derivative is
+# then zero. For ``CubeOnCtx``, it fails.
+
+
+def first_gradient(f):
+    """f's first gradient, as a function that gradcheck can check."""
+    return lambda t: torch.autograd.grad(f(t).sum(), t, create_graph=True)[0]
+
 
 (grad,) = torch.autograd.grad((3 * x).sum(), x, create_graph=True)  # 3s: no graph
 message = message_of(
     RuntimeError, lambda: torch.autograd.grad(grad.sum(), x, materialize_grads=True)
 )
 assert "does not require grad and does not have a grad_fn" in message
-hessian = torch.autograd.functional.hessian(lambda t: (3 * t).sum(), x.detach())
-assert not grad.requires_grad and torch.equal(hessian, torch.zeros(3, 3, dtype=torch.float64))
+assert not torch.autograd.functional.hessian(lambda t: CubeOnCtx.apply(t).sum(), x).any()
+assert not grad.requires_grad and gradcheck(first_gradient(lambda t: 3 * t), (x,))  # zero
+message = message_of(GradcheckError, lambda: gradcheck(first_gradient(CubeOnCtx.apply), (x,)))
+assert message == "Numerical gradient for function expected to be zero"  # not zero: 6x
 
 # %%
 # ``The differentiated Tensor at index 0 appears to not have been used in the graph``
@@ -198,7 +212,7 @@ message = message_of(RuntimeError, lambda: torch.autograd.grad(grad.sum(), x))
 assert "appears to not have been used in the graph" in message
 (second,) = torch.autograd.grad(grad.sum(), x, materialize_grads=True)
 assert torch.equal(second, torch.zeros_like(x))
-copy = x.detach().requires_grad_()  # what torch.tensor(x) makes too: a new leaf
+copy = x.detach().requires_grad_()  # a new leaf, as torch.tensor(x, requires_grad=True)
 message = message_of(RuntimeError, lambda: torch.autograd.grad(copy.pow(3).sum(), x))
 assert "appears to not have been used in the graph" in message
 assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
@@ -209,8 +223,10 @@ assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
 # :func:`torch.autograd.grad` with explicit inputs never reaches the error
 # node, so this generic message replaces the clear one (**Fix:** as for the
 # first entry on this page, :ref:`lesson 05 <lesson-untracked-backward>`). A
-# compiled part that saved nothing requiring grad does the same; **Fix:** run
-# the part differentiated twice in eager mode
+# compiled part does the same when nothing its backward takes (the tensors it
+# saved, which depend on the backend, and its incoming gradient) is ``x`` or
+# computed from it; otherwise the pass raises the torch.compile message
+# below. **Fix:** run the part differentiated twice in eager mode
 # (:ref:`lesson 13 <lesson-torch-compile>`). Both cuts are shown under
 # :ref:`a gradient of None <error-index-none>`.
 
@@ -279,6 +295,27 @@ assert torch.allclose(second_derivative(cube), 6 * x)
 compiled_cube = torch.compile(lambda t: t**3, backend="aot_eager")
 message = message_of(RuntimeError, lambda: second_derivative(compiled_cube))
 assert message == "torch.compile with aot_autograd does not currently support double backward"
+assert torch.allclose(second_derivative(lambda t: t**3), 6 * x)  # the fix: eager mode
+
+# %%
+# ``This backward function was compiled with non-empty donated buffers``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** an ordinary backward, such as a training step's, compiled the
+# backward of a compiled function, which may then reuse the memory of tensors
+# it saved ("donated buffers"); a later backward through it that keeps the
+# graph (``create_graph=True``) raises. Which backends and functions do so
+# depends on what they save (:ref:`lesson 13 <lesson-torch-compile>`).
+# **Fix:** as for the previous entry. The message's ``donated_buffer=False``
+# removes only this error: lesson 13 shows the second derivative through the
+# compiled part then coming out wrong.
+
+W = torch.randn(3, 3, dtype=torch.float64)
+compiled = torch.compile(lambda t: 2 * torch.tanh(t @ W), backend="aot_eager_decomp_partition")
+torch.autograd.grad(compiled(x).sum(), x)  # an ordinary backward first
+message = message_of(RuntimeError, lambda: second_derivative(compiled))
+assert message.startswith("This backward function was compiled with non-empty donated buffers")
+assert gradcheck(first_gradient(lambda t: 2 * torch.tanh(t @ W)), (x,))  # eager: right
 
 # %%
 # ``grad can be implicitly created only for scalar outputs``
@@ -289,8 +326,8 @@ assert message == "torch.compile with aot_autograd does not currently support do
 # combination of its elements to differentiate. In second derivatives, that
 # tensor is often the first gradient itself. **Fix:** reduce it to a scalar
 # (``.sum()``, a penalty, a loss), or pass the vector :math:`v` of a
-# vector-Jacobian product as ``grad_outputs``.
-# :ref:`Lesson 01 <lesson-saving-inputs>`
+# vector-Jacobian product as ``grad_outputs`` (the argument ``gradient`` of
+# ``.backward()``). :ref:`Lesson 01 <lesson-saving-inputs>`
 
 (grad,) = torch.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
 message = message_of(RuntimeError, lambda: torch.autograd.grad(grad, x))
@@ -299,32 +336,57 @@ assert message == "grad can be implicitly created only for scalar outputs"
 assert torch.allclose(second, 6 * x)
 
 # %%
+# ``grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The previous message's counterpart in :func:`torch.func.grad`. **Cause:**
+# the function it differentiates returned a tensor that is not
+# 0-dimensional: in second derivatives, ``grad(grad(f))``, whose inner
+# ``grad`` returns a gradient of ``x``'s shape. **Fix:** ``torch.func.jacrev``
+# of it, as the message suggests, for the Hessian.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+first = torch.func.grad(lambda t: (t**3).sum())  # returns 3 x**2, a vector
+message = message_of(RuntimeError, lambda: torch.func.grad(first)(x))
+assert "Expected f(*args) to return a scalar Tensor, got tensor with 1 dims" in message
+assert torch.allclose(torch.func.jacrev(first)(x), torch.diag(6 * x))
+
+# %%
 # ``Mismatch in shape: grad_output[0] has a shape of ... and output[0] has a shape of ...``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** the ``grad_outputs`` passed for an output has another shape than
-# that output. **Fix:** give each output a ``grad_outputs`` of its own shape,
-# such as ``torch.ones_like(output)``.
+# **Cause:** the ``grad_outputs`` passed for an output (``grad_output`` in
+# the message, ``gradient`` for ``.backward()``) has another shape than that
+# output. **Fix:** give each output a
+# ``grad_outputs`` of its own shape, such as ``torch.ones_like(output)``.
 # :ref:`Lesson 01 <lesson-saving-inputs>`
 
+(grad,) = torch.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
 message = message_of(RuntimeError, lambda: torch.autograd.grad(grad, x, torch.ones(())))
 assert message.startswith("Mismatch in shape: grad_output[0] has a shape of torch.Size([])")
+assert torch.allclose(torch.autograd.grad(grad, x, torch.ones_like(grad))[0], 6 * x)
 
 # %%
 # ``One of the differentiated Tensors does not require grad``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** a tensor you differentiate with respect to does not require
-# grad, so autograd recorded nothing for it. Most often, a model with frozen
-# layers: ``torch.autograd.grad(loss, model.parameters())`` after
-# ``requires_grad_(False)`` on some of them. **Fix:** pass only the tensors
-# that require grad, ``[p for p in model.parameters() if p.requires_grad]``;
-# for a tensor that you do mean to differentiate, call ``requires_grad_()``
-# on it before the computation that uses it.
+# grad, so autograd recorded nothing for it. Two common cases: the input of a
+# gradient penalty, made without ``requires_grad_()``; a model with frozen
+# layers, ``torch.autograd.grad(loss, model.parameters())`` after
+# ``requires_grad_(False)`` on some of them. **Fix:** for a tensor that you
+# do mean to differentiate, call ``requires_grad_()`` on it before the
+# computation that uses it; otherwise pass only the tensors that require
+# grad, ``[p for p in model.parameters() if p.requires_grad]``.
 
 model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh(), torch.nn.Linear(2, 1))
 model = model.double()
 model[0].requires_grad_(False)  # the first layer is frozen
+penalty_input = x.detach()  # the bug: requires_grad_() forgotten
+message = message_of(RuntimeError, lambda: torch.autograd.grad(model(penalty_input), penalty_input))
+assert message == "One of the differentiated Tensors does not require grad"
+penalty_input.requires_grad_()  # the fix, before the computation that uses it
+assert torch.autograd.grad(model(penalty_input), penalty_input)[0].shape == x.shape
 loss = model(x).sum()
 every = list(model.parameters())
 message = message_of(RuntimeError, lambda: torch.autograd.grad(loss, every, retain_graph=True))
@@ -366,7 +428,8 @@ assert torch.allclose(grad_then_backward(retain_graph=True), 1 - torch.tanh(x) *
 # back to the tensor that holds it, a reference cycle that can leak memory;
 # PyTorch warns at the first such call of the process, whether or not it
 # leaks and whatever ``.grad`` held before (the leaf below held nothing), and
-# never again, so silence after a change proves nothing. **Fix:** compute the
+# never again unless ``torch.set_warn_always(True)`` was called, so silence
+# after a change proves nothing. **Fix:** compute the
 # gradient with :func:`torch.autograd.grad` and ``create_graph=True``, which
 # stores nothing in ``.grad`` and does not warn, as the gradient penalty of
 # :ref:`lesson 10 <lesson-second-derivatives>` does. Setting the ``.grad``
@@ -392,6 +455,32 @@ again = warnings_of(lambda: torch.tanh(leaf).sum().backward(create_graph=True))
 print("warnings from the same call, made again:", len(again))
 assert not again  # once per process
 leaf.grad = None  # breaks the cycle
+
+# %%
+# ``When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad()``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``torch.autograd.grad`` (or ``.backward(inputs=...)``)
+# through :func:`~torch.utils.checkpoint.checkpoint` with
+# ``use_reentrant=True``, as in a gradient penalty through a checkpointed
+# model. ``.backward(create_graph=True)`` raises nothing, but the ``.grad`` it
+# stores has no graph. **Fix:** ``use_reentrant=False``, with which the
+# second derivative is right.
+
+from torch.utils.checkpoint import checkpoint
+
+
+def checkpointed_tanh(t, reentrant=True):
+    return checkpoint(torch.tanh, t, use_reentrant=reentrant)
+
+
+message = message_of(RuntimeError, lambda: second_derivative(checkpointed_tanh))
+assert message.startswith("When use_reentrant=True, torch.utils.checkpoint is incompatible")
+second = second_derivative(lambda t: checkpointed_tanh(t, reentrant=False))
+assert torch.allclose(second, second_derivative(torch.tanh))  # the fix
+warnings_of(lambda: checkpointed_tanh(leaf).sum().backward(create_graph=True))  # caught
+assert not leaf.grad.requires_grad  # no graph, and no error
+leaf.grad = None
 
 # %%
 # ``Can't call numpy() on Tensor that requires grad``
@@ -421,8 +510,11 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # ``Jacobian mismatch for output 0 with respect to input 0``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# The numbers name the output and the input whose derivative is wrong (so
-# the message may say ``input 1``, as in :ref:`lesson 11 <lesson-diagnosing>`).
+# The numbers name the output and the input whose derivative is wrong. From
+# ``gradgradcheck``, an output is a gradient that ``backward`` returns, and
+# the inputs after the Function's own are its output gradients (below,
+# ``input 1``, for a ``backward`` that detaches it;
+# :ref:`lesson 11 <lesson-diagnosing>` counts them).
 # **Cause,** from :func:`~torch.autograd.gradcheck`: the formula in
 # ``backward`` is wrong. **Fix:** correct it. Or the formula is right, and the
 # finite differences are not: a kink within ``eps`` of a sampled point
@@ -437,12 +529,13 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # formula: it compares the derivatives of :math:`b(g, x)` with finite
 # differences of the same :math:`b`, so a wrong formula passes it (below).
 # With an all-zero analytical Jacobian, ``backward`` used a value cut off from
-# the input (a tensor on ``ctx``, a ``.detach()``, part of it under
-# ``torch.no_grad()``,
+# the input (an intermediate of ``forward`` kept on ``ctx``, a ``.detach()``,
+# part of it under ``torch.no_grad()``,
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`);
-# with a nonzero one, part of ``backward`` is cut off, or the ``backward``
-# you wrote for a second Function (pattern 4) is wrong. **Fix:** save inputs
-# and outputs with
+# with ``grad_outputs`` that do not require grad, these cuts give "Numerical
+# gradient for function expected to be zero" instead. With a nonzero one,
+# part of ``backward`` is cut off, or the ``backward`` you wrote for a
+# second Function (pattern 4) is wrong. **Fix:** save inputs and outputs with
 # :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` and compute
 # the rest in ``backward`` with PyTorch operations; check a second Function
 # with :func:`~torch.autograd.gradcheck` on its own.
@@ -450,6 +543,16 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 
 message = message_of(GradcheckError, lambda: gradgradcheck(CubeOnCtx.apply, (x,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
+
+
+class CubeGradOutDetached(Cube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        return Cube.backward(ctx, grad_out.detach())  # the bug: grad_out is cut off
+
+
+message = message_of(GradcheckError, lambda: gradgradcheck(CubeGradOutDetached.apply, (x,)))
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 1")
 
 
 class CubeWrongFormula(Cube):
@@ -470,34 +573,6 @@ mask = torch.tensor([2.0, 0.0, 2.0], dtype=torch.float64)  # a mask dropout coul
 assert gradcheck(lambda t: t * mask, (x,))
 
 # %%
-# ``backward not multiplied by grad_output``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** ``backward`` returned the derivative itself, not multiplied by
-# the incoming gradient. :func:`~torch.autograd.gradcheck` says so when the
-# output has one element, as a sum or a loss has; with more elements, the
-# same mistake gives a Jacobian mismatch. **Fix:** multiply by ``grad_out``.
-# :ref:`Lesson 01 <lesson-saving-inputs>`
-
-
-class CubeSum(Cube):
-    @staticmethod
-    def forward(ctx, x):
-        return Cube.forward(ctx, x).sum()  # one number
-
-
-class CubeSumForgetsGradOut(CubeSum):
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return 3 * x**2  # the bug: not multiplied by grad_out
-
-
-message = message_of(GradcheckError, lambda: gradcheck(CubeSumForgetsGradOut.apply, (x,)))
-assert message == "backward not multiplied by grad_output"
-assert gradcheck(CubeSum.apply, (x,))  # Cube's backward: 3 * x**2 * grad_out
-
-# %%
 # ``Numerical gradient for function expected to be zero``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -506,14 +581,18 @@ assert gradcheck(CubeSum.apply, (x,))  # Cube's backward: 3 * x**2 * grad_out
 # does not require grad, and raise this message only when none is left. From
 # :func:`~torch.autograd.gradgradcheck`, the outputs are ``backward``'s
 # results, and none has a graph: code outside PyTorch, a backward run wholly
-# under ``torch.no_grad()``, or one whose results are detached. From
+# under ``torch.no_grad()``, or one whose results are detached; or a cut of
+# the Jacobian mismatch entry, with ``grad_outputs`` that do not require
+# grad (below). From
 # :func:`~torch.autograd.gradcheck`, every output of the function itself is
 # detached or marked non-differentiable. One gradient without a graph next to
 # one with a graph passes both checks: see
 # :ref:`the silent symptom <error-index-no-graph>`.
 # **Fix:** for code outside PyTorch, pattern 4, a second Function for the
 # backward (:ref:`lesson 05 <lesson-untracked-backward>`); otherwise remove the
-# ``no_grad``, the ``detach`` or the mark.
+# ``no_grad``, the ``detach`` or the mark. For a cut, pass ``grad_outputs``
+# that require grad, as the default ones do: the check then reports the
+# Jacobian mismatch, as for ``CubeOnCtx`` in that entry.
 
 
 class CubeAllNumpy(Cube):
@@ -524,6 +603,9 @@ class CubeAllNumpy(Cube):
 
 
 message = message_of(GradcheckError, lambda: gradgradcheck(CubeAllNumpy.apply, (x,)))
+assert message == "Numerical gradient for function expected to be zero"
+v = torch.ones_like(x)  # an output gradient that does not require grad
+message = message_of(GradcheckError, lambda: gradgradcheck(CubeOnCtx.apply, (x,), (v,)))
 assert message == "Numerical gradient for function expected to be zero"
 
 # %%
@@ -643,9 +725,10 @@ assert gradcheck(Cube.apply, (expanded.contiguous(),))
 # **Cause:** ``backward`` is cut off from the input, and the gradient only
 # carries the graph of the incoming gradient. **Fix:** as for the Jacobian
 # mismatch above. :ref:`Lesson 04 <lesson-ctx-mistake>` Zeros can also be
-# right: a network of ReLUs and linear layers has a second derivative of zero
-# with respect to its input almost everywhere, though not with respect to its
-# weights (checked at the end of this entry).
+# right: a network of ReLUs and linear layers is piecewise linear in its
+# input and in each weight taken alone, so its second derivative in any one
+# of them is zero almost everywhere. Below, those that mix two of them are
+# not, and with a squared error on top none is.
 
 
 def hessian_of(function):
@@ -672,13 +755,9 @@ assert not torch.allclose(hessian, true_hessian)
 # of the Hessian that goes through the cube's second derivative is missing.
 # With the cube alone, the Hessian is all zeros:
 
-print(torch.autograd.functional.hessian(lambda t: CubeDetached.apply(t).sum(), x.detach()))
-assert (
-    torch.count_nonzero(
-        torch.autograd.functional.hessian(lambda t: CubeDetached.apply(t).sum(), x.detach())
-    )
-    == 0
-)
+zeros = torch.autograd.functional.hessian(lambda t: CubeDetached.apply(t).sum(), x.detach())
+print(zeros)
+assert not zeros.any()
 
 w1, w2 = torch.randn(5, 3, dtype=torch.float64), torch.randn(1, 5, dtype=torch.float64)
 
@@ -687,13 +766,18 @@ def relu_network(t, w1, w2):
     return (w2 @ torch.relu(w1 @ t)).sum()
 
 
-in_input = torch.autograd.functional.hessian(lambda t: relu_network(t, w1, w2), x.detach())
-in_weights = torch.autograd.functional.hessian(
-    lambda a, b: relu_network(x.detach(), a, b), (w1, w2)
-)
-print("ReLU network, nonzero second derivatives in its input:", int(in_input.count_nonzero()))
-print("  and in its two weights (their mixed block):", int(in_weights[0][1].count_nonzero()))
-assert in_input.count_nonzero() == 0 and in_weights[0][1].count_nonzero() > 0
+def nonzero_blocks(f):
+    """Nonzero entries of each block of f's Hessian in (x, w1, w2)."""
+    blocks = torch.autograd.functional.hessian(f, (x.detach(), w1, w2))
+    return [[int(block.count_nonzero()) for block in row] for row in blocks]
+
+
+alone = nonzero_blocks(relu_network)
+squared = nonzero_blocks(lambda *inputs: (relu_network(*inputs) - 1) ** 2)
+print("ReLU network, nonzero second derivatives in (x, w1, w2):", alone)
+print("  with a squared error on top:", squared)
+assert all((alone[i][j] == 0) == (i == j) for i in range(3) for j in range(3))
+assert all(n > 0 for row in squared for n in row)
 
 # %%
 # .. _error-index-no-graph:
@@ -772,9 +856,28 @@ assert second_in_a(MulSquareNumpy) is None and torch.allclose(second_in_a(MulSqu
 # ``apply`` inside a list or dictionary, which autograd does not look into
 # (**Fix:** pass it to ``apply`` as an argument of its own); an output marked
 # :meth:`~torch.autograd.function.FunctionCtx.mark_non_differentiable`, which
-# is the mark working (:ref:`lesson 06 <lesson-extending-rules>`). The two
-# cuts of that entry, once_differentiable and a compiled part, shown:
+# is the mark working (:ref:`lesson 06 <lesson-extending-rules>`). Either
+# gives ``None`` only when something else has a graph, as ``w`` below;
+# otherwise "element 0 of tensors does not require grad", even with
+# ``allow_unused=True``. Then the two cuts of the message above:
+# once_differentiable, and an ``exp`` compiled with ``aot_eager`` whose
+# incoming gradient is a constant; under ``tanh``, the same ``exp`` raises.
 
+
+class TwiceFirst(Function):
+    @staticmethod
+    def forward(ctx, tensors):
+        return 2 * tensors[0]  # inside a list: autograd does not see it
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return None
+
+
+out = TwiceFirst.apply([x])
+assert torch.autograd.grad((out * w).sum(), x, allow_unused=True)[0] is None
+message = message_of(RuntimeError, lambda: torch.autograd.grad(out.sum(), x, allow_unused=True))
+assert "element 0 of tensors does not require grad" in message
 behind_once = torch.autograd.grad(once_gradient().sum(), x, allow_unused=True)[0]
 compiled_exp = torch.compile(torch.exp, backend="aot_eager")
 (grad,) = torch.autograd.grad(compiled_exp(x).sum(), x, create_graph=True)
@@ -786,6 +889,9 @@ print("behind a compiled exp:     ", behind_compiled)
 print("exp in eager mode:         ", in_eager_mode)
 assert behind_once is None and behind_compiled is None
 assert torch.allclose(in_eager_mode, torch.exp(x))
+(grad,) = torch.autograd.grad(torch.tanh(compiled_exp(x)).sum(), x, create_graph=True)
+message = message_of(RuntimeError, lambda: torch.autograd.grad(grad.sum(), x, allow_unused=True))
+assert message == "torch.compile with aot_autograd does not currently support double backward"
 
 # %%
 # A second derivative that is wrong but not zero
@@ -793,8 +899,8 @@ assert torch.allclose(in_eager_mode, torch.exp(x))
 #
 # **Cause:** part of the second derivative is cut off while the rest is
 # tracked, so autograd differentiates only the tracked part. The cut can be a
-# ``backward`` that uses untracked values (a tensor on ``ctx``, NumPy, a
-# ``.detach()``), a ``backward`` marked
+# ``backward`` that uses untracked values (an intermediate of ``forward`` kept
+# on ``ctx``, NumPy, a ``.detach()``), a ``backward`` marked
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
 # whose incoming gradient was a constant, so that no error node was made
 # (:ref:`lesson 05 <lesson-untracked-backward>`), or one of the compiled
