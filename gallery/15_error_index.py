@@ -14,7 +14,7 @@ The messages that point to a mistake in a Function or a custom operator
 itself (in what its ``backward`` returns, in its forward mode, in its rules
 for :mod:`torch.func` and ``vmap``) are in :ref:`lesson 16
 <lesson-error-index-function>`, and those of PyTorch's own operators that
-have no second derivative in :ref:`lesson 17 <lesson-builtin-operators>`.
+have no second derivative in :ref:`lesson 18 <lesson-builtin-operators>`.
 
 Every message that heads an entry is printed by a minimal example that ran
 when the page was built, so it is the exact text of the PyTorch that built

@@ -971,5 +971,5 @@ message = message_of(RuntimeError, lambda: torch.func.vmap(NumpyCubeBothRules.ap
 assert "has both generate_vmap_rule=True and an overridden vmap" in message
 
 # %%
-# Next, :ref:`lesson 17 <lesson-builtin-operators>`: the built-in operators whose
+# Next, :ref:`lesson 18 <lesson-builtin-operators>`: the built-in operators whose
 # own backward has no derivative, so that double backward stops inside PyTorch.

@@ -27,7 +27,7 @@ formula says ``not_implemented``, read from the PyTorch that built this page.
 
 import torch
 
-# sphinx_gallery_thumbnail_path = "_static/thumbs/17_builtin_operators.svg"
+# sphinx_gallery_thumbnail_path = "_static/thumbs/18_builtin_operators.svg"
 from torch.autograd import gradcheck, gradgradcheck
 
 
