@@ -63,8 +63,8 @@ class Cube(Function):
 
 
 # %%
-# Writing the Function
-# --------------------
+# What backward returns and what ctx saves
+# ----------------------------------------
 #
 # ``returned an incorrect number of gradients``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -72,7 +72,9 @@ class Cube(Function):
 # **Cause:** ``backward`` must return one value per input of ``forward``
 # (extra ``None`` values at the end are accepted, an extra tensor is not).
 # **Fix:** return ``None`` for inputs that are not tensors or need no
-# gradient. :ref:`Lesson 06 <lesson-extending-rules>`
+# gradient. :ref:`Lesson 06 <lesson-extending-rules>` (For a custom
+# operator's ``backward``, the message counts one more: :ref:`lesson 17
+# <lesson-error-index-ops>`.)
 
 
 class Scale(Function):
@@ -97,6 +99,26 @@ assert "incorrect number of gradients (expected 2, got 1)" in message
 assert torch.equal(torch.autograd.grad(Scale.apply(x, 2.0).sum(), x)[0], torch.full_like(x, 2.0))
 
 # %%
+# ``returned a gradient different than None at position 2, but the corresponding forward input was not a Variable``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``backward`` returned a tensor for an input of ``forward`` that
+# is not a tensor (a number, a flag): below, a zero for ``factor``. Positions
+# count from 1. **Fix:** return ``None`` there, as ``Scale`` does.
+# :ref:`Lesson 06 <lesson-extending-rules>`
+
+
+class ScaleZeroForFactor(Scale):
+    @staticmethod
+    def backward(ctx, grad_out):
+        return ctx.factor * grad_out, torch.zeros(())  # wrong: factor is a number
+
+
+message = message_of(RuntimeError, lambda: ScaleZeroForFactor.apply(x, 2.0).sum().backward())
+assert "returned a gradient different than None at position 2" in message
+assert torch.equal(torch.autograd.grad(Scale.apply(x, 2.0).sum(), x)[0], torch.full_like(x, 2.0))
+
+# %%
 # ``save_for_backward can only save variables, but argument 1 is of type int``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -115,6 +137,76 @@ class ScaleSavesNumber(Scale):
 
 message = message_of(TypeError, lambda: ScaleSavesNumber.apply(x, 2))
 assert message == "save_for_backward can only save variables, but argument 1 is of type int"
+
+# %%
+# ``not enough values to unpack (expected 1, got 0)``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a method unpacked ``ctx.saved_tensors`` and found nothing saved
+# for it. A common cause: ``forward`` (or ``setup_context``) never called
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` (below), or
+# called it only on some of its paths. Another, in a Function with forward
+# mode: inside ``jvp``, ``ctx.saved_tensors`` holds only what was passed to
+# ``ctx.save_for_forward``; inside ``backward``, only what was passed to
+# ``ctx.save_for_backward`` (both below). **Fix:** save what ``backward``
+# reads on every path through ``forward``, as ``Cube`` does; for a Function
+# with both methods, call both, as ``CubeJvp`` does in the entries on forward
+# mode. :ref:`Lesson 01 <lesson-saving-inputs>`,
+# :ref:`lesson 08 <lesson-forward-mode>`
+
+
+class CubeSavesNothing(Cube):
+    @staticmethod
+    def forward(ctx, x):
+        return x**3  # wrong: saves nothing, and backward reads ctx.saved_tensors
+
+
+message = message_of(ValueError, lambda: CubeSavesNothing.apply(x).sum().backward())
+assert message == "not enough values to unpack (expected 1, got 0)"
+assert torch.allclose(torch.autograd.grad(Cube.apply(x).sum(), x)[0], 3 * x**2)  # Cube saves x
+
+import torch.autograd.forward_ad as fwAD
+
+
+class CubeForgotSaveForForward(Cube):
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * x_tangent
+
+
+def tangent_of(function, *extra):
+    """The tangent of ``function.apply(x, *extra)`` in forward mode, x's tangent all ones."""
+    with warnings.catch_warnings(), fwAD.dual_level():
+        # PyTorch's own deprecation note when forward mode first loads (lesson 8)
+        warnings.filterwarnings(
+            "ignore", message="`torch.jit.script` is (deprecated|not supported)"
+        )
+        dual = fwAD.make_dual(x.detach(), torch.ones(3, dtype=torch.float64))
+        return fwAD.unpack_dual(function.apply(dual, *extra)).tangent
+
+
+message = message_of(ValueError, lambda: tangent_of(CubeForgotSaveForForward))
+assert message == "not enough values to unpack (expected 1, got 0)"
+
+
+class CubeForgotSaveForBackward(Function):
+    @staticmethod
+    def forward(x):
+        return x**3
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_forward(*inputs)  # wrong: backward reads save_for_backward's
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * grad_out
+
+
+message = message_of(ValueError, lambda: CubeForgotSaveForBackward.apply(x).sum().backward())
+assert message == "not enough values to unpack (expected 1, got 0)"
 
 # %%
 # ``You must implement either the backward or vjp method``
@@ -234,111 +326,6 @@ assert message.startswith("An input that has been returned as-is as output is be
 assert torch.equal(torch.autograd.grad(PowerFixed.apply(x, 1).sum(), x)[0], torch.ones_like(x))
 
 # %%
-# ``one of the variables needed for gradient computation has been modified by an inplace operation``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** a tensor that an operation saved for its backward was changed in
-# place before that backward ran: a tensor a built-in operation saved (an
-# in-place activation, ``+=``, an optimizer step between the forward and the
-# backward), or one that a Function saved with
-# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`, as below.
-# The message names the tensor and its version. **Fix:** change a copy, or
-# make the change after the backward pass (or before the operation that
-# saves it). :ref:`Lesson 06 <lesson-extending-rules>`
-
-
-def change_saved_input():
-    y = x.clone()
-    out = Cube.apply(y)
-    y.mul_(2)
-    out.sum().backward()
-
-
-message = message_of(RuntimeError, change_saved_input)
-assert "modified by an inplace operation" in message
-
-# %%
-# ``a leaf Variable that requires grad is being used in an in-place operation``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** an in-place operation on a leaf that requires grad, while
-# autograd records: most often a parameter update written without
-# ``torch.no_grad()``. On part of such a leaf (``w[0] = 0``), the message
-# begins "a view of a leaf Variable" (both below). A ``backward`` that changes
-# its incoming gradient in place meets it when that gradient is such a leaf,
-# as the ``grad_outputs`` of :func:`~torch.autograd.gradgradcheck` are
-# (:ref:`lesson 15 <lesson-error-index>`, "Backward is not reentrant").
-# **Fix:** make the update under ``torch.no_grad()``; in ``backward``,
-# compute a new tensor (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`).
-
-weight = torch.ones(3, dtype=torch.float64, requires_grad=True)
-(weight * x.detach()).sum().backward()  # weight.grad is x
-
-
-def step():
-    weight.sub_(0.1 * weight.grad)  # wrong: autograd records it (so would -=)
-
-
-def zero_first():
-    weight[0] = 0  # wrong: changes a view of weight
-
-
-message = message_of(RuntimeError, step)
-assert message == "a leaf Variable that requires grad is being used in an in-place operation."
-message = message_of(RuntimeError, zero_first)
-assert message.startswith("a view of a leaf Variable that requires grad is being used")
-with torch.no_grad():
-    step()
-    zero_first()
-assert torch.allclose(weight[1:], 1 - 0.1 * x[1:]) and weight[0] == 0
-
-# %%
-# ``a leaf Variable that requires grad has been used in an in-place operation``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** a Function marked a leaf that requires grad with
-# :meth:`~torch.autograd.function.FunctionCtx.mark_dirty`. **Fix:** apply it to
-# a non-leaf (``x.clone()``). An ordinary in-place operation on such a leaf
-# says "is being used" instead (the entry above).
-# :ref:`Lesson 06 <lesson-extending-rules>`
-
-
-class CubeInPlace(Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.mark_dirty(x)
-        return x.pow_(3)
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        raise NotImplementedError  # never reached
-
-
-message = message_of(RuntimeError, lambda: CubeInPlace.apply(torch.ones(3, requires_grad=True)))
-assert "a leaf Variable that requires grad has been used in an in-place operation" in message
-leaf = torch.full((3,), 2.0, requires_grad=True)
-assert torch.equal(CubeInPlace.apply(leaf.clone()), torch.full((3,), 8.0))  # the fix
-
-# %%
-# ``Some elements marked as dirty during the forward method were not returned as output``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** ``forward`` marked an input with ``mark_dirty`` but returned
-# another tensor. **Fix:** return the input changed in place itself.
-# :ref:`Lesson 06 <lesson-extending-rules>`
-
-
-class CubeInPlaceCopy(CubeInPlace):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.mark_dirty(x)
-        return x.pow_(3).clone()  # wrong: not the tensor marked
-
-
-message = message_of(RuntimeError, lambda: CubeInPlaceCopy.apply(x.clone()))
-assert "marked as dirty during the forward method were not returned as output" in message
-
-# %%
 # ``unsupported operand type(s) for *: 'NoneType' and 'Tensor'``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -385,66 +372,234 @@ assert message == "unsupported operand type(s) for *: 'Tensor' and 'NoneType'"
 assert gradcheck(CubeNoMaterializeFixed.apply, (x,))
 
 # %%
-# ``not enough values to unpack (expected 1, got 0)``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Changes in place
+# ----------------
 #
-# **Cause:** inside ``jvp``, ``ctx.saved_tensors`` holds only what was passed
-# to ``ctx.save_for_forward``; inside ``backward``, only what was passed to
-# ``ctx.save_for_backward``. **Fix:** call the one the failing method needs;
-# for a Function with both methods, call both.
-# :ref:`Lesson 08 <lesson-forward-mode>`
+# ``one of the variables needed for gradient computation has been modified by an inplace operation``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a tensor that an operation saved for its backward was changed in
+# place before that backward ran: a tensor a built-in operation saved (an
+# in-place activation, ``+=``, an optimizer step between the forward and the
+# backward), or one that a Function saved with
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`, as below.
+# The message gives the tensor's type and shape, the operation whose output
+# it now is (``Mul`` below: the in-place ``mul_`` that changed it, not the
+# Function that saved it), and its version. **Fix:** change a copy, or make
+# the change after the backward pass (or before the operation that saves
+# it). :ref:`Lesson 06 <lesson-extending-rules>`
 
-import torch.autograd.forward_ad as fwAD
+
+def change_saved_input():
+    y = x.clone()
+    out = Cube.apply(y)
+    y.mul_(2)
+    out.sum().backward()
 
 
-class CubeForgotSaveForForward(Cube):
+message = message_of(RuntimeError, change_saved_input)
+assert "[torch.DoubleTensor [3]], which is output 0 of Mul, is at version 1;" in message
+
+# %%
+# ``a leaf Variable that requires grad is being used in an in-place operation``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** an in-place operation on a leaf that requires grad, while
+# autograd records: most often a parameter update written without
+# ``torch.no_grad()``. On part of such a leaf (``w[0] = 0``), the message
+# begins "a view of a leaf Variable" (both below). A ``backward`` that changes
+# its incoming gradient in place meets it when that gradient is such a leaf,
+# as the ``grad_outputs`` of :func:`~torch.autograd.gradgradcheck` are
+# (:ref:`lesson 15 <lesson-error-index>`, "Backward is not reentrant").
+# **Fix:** make the update under ``torch.no_grad()``; in ``backward``,
+# compute a new tensor (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`).
+
+weight = torch.ones(3, dtype=torch.float64, requires_grad=True)
+(weight * x.detach()).sum().backward()  # weight.grad is x
+
+
+def step():
+    weight.sub_(0.1 * weight.grad)  # wrong: autograd records it (so would -=)
+
+
+def zero_first():
+    weight[0] = 0  # wrong: changes a view of weight
+
+
+message = message_of(RuntimeError, step)
+assert message == "a leaf Variable that requires grad is being used in an in-place operation."
+message = message_of(RuntimeError, zero_first)
+assert message.startswith("a view of a leaf Variable that requires grad is being used")
+with torch.no_grad():
+    step()
+    zero_first()
+assert torch.allclose(weight[1:], 1 - 0.1 * x[1:]) and weight[0] == 0
+
+# %%
+# ``unsupported operation: more than one element of the written-to tensor refers to a single memory location``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** an in-place operation wrote to a tensor whose elements share
+# memory, such as an expanded one. In a Function, a common cause: ``backward``
+# changed its incoming gradient in place, and that gradient came from
+# ``.sum()``, whose gradient is one number expanded to the output's shape.
+# After ``.mean()``, whose gradient is a tensor of its own, the same
+# ``backward`` raises nothing (both below), so the mistake can go unseen;
+# under :func:`~torch.autograd.gradgradcheck` it meets the message of the
+# entry above. **Fix:** compute a new tensor, ``3 * x**2 * grad_out``, as
+# ``Cube`` does (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`).
+
+
+class CubeGradInPlace(Cube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out.mul_(3 * x**2)  # wrong: changes the incoming gradient
+
+
+message = message_of(RuntimeError, lambda: CubeGradInPlace.apply(x).sum().backward())
+assert "more than one element of the written-to tensor refers to a single memory" in message
+(after_mean,) = torch.autograd.grad(CubeGradInPlace.apply(x).mean(), x)  # no error
+assert torch.allclose(after_mean, x**2)  # 3 x**2 / 3
+assert torch.allclose(torch.autograd.grad(Cube.apply(x).sum(), x)[0], 3 * x**2)  # the fix
+
+# %%
+# ``a leaf Variable that requires grad has been used in an in-place operation``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a Function marked a leaf that requires grad with
+# :meth:`~torch.autograd.function.FunctionCtx.mark_dirty`: below,
+# ``ExpInPlace`` of lesson 06. **Fix:** apply it to a non-leaf
+# (``x.clone()``). An ordinary in-place operation on such a leaf says "is
+# being used" instead (two entries above).
+# :ref:`Lesson 06 <lesson-extending-rules>`
+
+
+class ExpInPlace(Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.exp_()
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(x)  # x now holds the output
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (result,) = ctx.saved_tensors
+        return grad_out * result
+
+
+message = message_of(RuntimeError, lambda: ExpInPlace.apply(torch.ones(3, requires_grad=True)))
+assert "a leaf Variable that requires grad has been used in an in-place operation" in message
+leaf = torch.full((3,), 2.0, dtype=torch.float64, requires_grad=True)
+(grad,) = torch.autograd.grad(ExpInPlace.apply(leaf.clone()).sum(), leaf)  # the fix
+assert torch.allclose(grad, leaf.exp())
+
+# %%
+# ``Some elements marked as dirty during the forward method were not returned as output``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``forward`` marked an input with ``mark_dirty`` but returned
+# another tensor. **Fix:** return the input changed in place itself.
+# :ref:`Lesson 06 <lesson-extending-rules>`
+
+
+class ExpInPlaceCopy(ExpInPlace):
+    @staticmethod
+    def forward(ctx, x):
+        x.exp_()
+        ctx.mark_dirty(x)
+        return x.clone()  # wrong: not the tensor marked
+
+
+message = message_of(RuntimeError, lambda: ExpInPlaceCopy.apply(x.clone()))
+assert "marked as dirty during the forward method were not returned as output" in message
+assert torch.allclose(ExpInPlace.apply(x.clone()), x.exp())  # returns x itself
+
+# %%
+# Forward mode
+# ------------
+#
+# ``You must implement the jvp function for custom autograd.Function to use it with forward mode AD``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** forward mode, :func:`torch.func.jvp`, ``jacfwd`` or ``hessian``
+# met a Function without a ``jvp`` staticmethod. **Fix:** add one, as
+# ``CubeJvp`` does below (it saves ``x`` for both passes).
+# :ref:`Lesson 08 <lesson-forward-mode>`, :ref:`lesson 09 <lesson-torch-func>`
+
+message = message_of(NotImplementedError, lambda: tangent_of(Cube))
+assert "You must implement the jvp function" in message
+
+
+class CubeJvp(Cube):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x)
+        return x**3
+
     @staticmethod
     def jvp(ctx, x_tangent):
         (x,) = ctx.saved_tensors
         return 3 * x**2 * x_tangent
 
 
-def dual_cube(function):
-    with warnings.catch_warnings(), fwAD.dual_level():
-        # PyTorch's own deprecation note when forward mode first loads (lesson 8)
-        warnings.filterwarnings(
-            "ignore", message="`torch.jit.script` is (deprecated|not supported)"
-        )
-        function.apply(fwAD.make_dual(x.detach(), torch.ones(3, dtype=torch.float64)))
-
-
-message = message_of(ValueError, lambda: dual_cube(CubeForgotSaveForForward))
-assert message == "not enough values to unpack (expected 1, got 0)"
-
-
-class CubeForgotSaveForBackward(Function):
-    @staticmethod
-    def forward(x):
-        return x**3
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_forward(*inputs)  # wrong: backward reads save_for_backward's
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return 3 * x**2 * grad_out
-
-
-message = message_of(ValueError, lambda: CubeForgotSaveForBackward.apply(x).sum().backward())
-assert message == "not enough values to unpack (expected 1, got 0)"
+assert torch.allclose(tangent_of(CubeJvp), 3 * x.detach() ** 2)
 
 # %%
-# ``You must implement the jvp function for custom autograd.Function to use it with forward mode AD``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``Function's jvp returned an invalid number of forward gradients``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** forward mode, :func:`torch.func.jvp`, ``jacfwd`` or ``hessian``
-# met a Function without a ``jvp`` staticmethod. **Fix:** add one.
-# :ref:`Lesson 09 <lesson-torch-func>`
+# **Cause:** ``jvp`` returned one tangent per input of ``forward``, as
+# ``backward`` returns one gradient per input (below, a ``None`` for
+# ``factor``); ``jvp`` returns one tangent per output. **Fix:** return one
+# tangent for each output of ``forward``.
+# :ref:`Lesson 08 <lesson-forward-mode>`
 
-message = message_of(NotImplementedError, lambda: dual_cube(Cube))
-assert "You must implement the jvp function" in message
+
+class ScaleJvpPerInput(Scale):
+    @staticmethod
+    def jvp(ctx, x_tangent, factor_tangent):
+        return ctx.factor * x_tangent, None  # wrong: one output, so one tangent
+
+
+class ScaleJvp(Scale):
+    @staticmethod
+    def jvp(ctx, x_tangent, factor_tangent):
+        return ctx.factor * x_tangent
+
+
+message = message_of(RuntimeError, lambda: tangent_of(ScaleJvpPerInput, 2.0))
+assert "jvp returned an invalid number of forward gradients (expected 1 but got 2)" in message
+assert torch.equal(tangent_of(ScaleJvp, 2.0), torch.full((3,), 2.0, dtype=torch.float64))
+
+# %%
+# ``Trying to set a forward gradient that has a different size than that of the original Tensor``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``jvp`` returned a tangent whose shape is not its output's, as
+# when a reduction's ``jvp`` forgets to reduce (below: the tangent has the
+# input's shape, ``[3]``, and the mean is a scalar). The message gives both
+# sizes. **Fix:** return a tangent of the output's shape.
+# :ref:`Lesson 08 <lesson-forward-mode>`
+
+
+class MeanJvp(MeanFixed):
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        return x_tangent / ctx.shape.numel()  # wrong: the input's shape
+
+
+class MeanJvpFixed(MeanFixed):
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        return x_tangent.sum() / ctx.shape.numel()  # the output's shape, ()
+
+
+message = message_of(RuntimeError, lambda: tangent_of(MeanJvp))
+assert "Tensor is of size [] while the given forward gradient is of size [3]" in message
+assert torch.equal(tangent_of(MeanJvpFixed), torch.tensor(1.0, dtype=torch.float64))
 
 # %%
 # ``Jacobian computed with forward mode mismatch for output 0 with respect to input 0``
@@ -456,12 +611,7 @@ assert "You must implement the jvp function" in message
 # :ref:`Lesson 08 <lesson-forward-mode>`
 
 
-class CubeWrongJvp(CubeForgotSaveForForward):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_forward(x)
-        return Cube.forward(ctx, x)
-
+class CubeWrongJvp(CubeJvp):
     @staticmethod
     def jvp(ctx, x_tangent):
         (x,) = ctx.saved_tensors
@@ -479,6 +629,7 @@ def check_forward_ad(function):
 
 message = message_of(GradcheckError, lambda: check_forward_ad(CubeWrongJvp))
 assert message.startswith("Jacobian computed with forward mode mismatch for output 0")
+assert check_forward_ad(CubeJvp)
 
 # %%
 # Next, :ref:`lesson 17 <lesson-error-index-ops>`: the messages of a custom

@@ -227,7 +227,7 @@ TABLE = {
         apply("CubeNoMaterializeFixed"),
         UNARY,
     ),
-    ("16_function_errors", "CubeInPlace"): (DEMO, None, None),
+    ("16_function_errors", "ExpInPlace"): (DOUBLE, apply("ExpInPlace", clone=True), UNARY),
     ("16_function_errors", "CubeNoMaterialize"): (DEMO, None, None),
     ("16_function_errors", "CubeForgotSaveForForward"): (
         DOUBLE,
@@ -238,9 +238,17 @@ TABLE = {
     ("16_function_errors", "MeanFixed"): (DOUBLE, apply("MeanFixed"), UNARY),
     ("16_function_errors", "ScaleSavesNumber"): (DEMO, None, None),
     ("16_function_errors", "CubeWithoutBackward"): (DEMO, None, None),
-    ("16_function_errors", "CubeInPlaceCopy"): (DEMO, None, None),
+    ("16_function_errors", "ExpInPlaceCopy"): (DEMO, None, None),
     ("16_function_errors", "CubeForgotSaveForBackward"): (DEMO, None, None),
     ("16_function_errors", "CubeWrongJvp"): (DEMO, None, None),  # its jvp is wrong
+    ("16_function_errors", "ScaleZeroForFactor"): (DEMO, None, None),
+    ("16_function_errors", "CubeSavesNothing"): (DEMO, None, None),
+    ("16_function_errors", "CubeGradInPlace"): (DEMO, None, None),  # raises after .sum()
+    ("16_function_errors", "CubeJvp"): (DOUBLE, apply("CubeJvp"), UNARY),
+    ("16_function_errors", "ScaleJvpPerInput"): (DEMO, None, None),  # its jvp is wrong
+    ("16_function_errors", "ScaleJvp"): (DOUBLE, apply("ScaleJvp", 2.0), UNARY),
+    ("16_function_errors", "MeanJvp"): (DEMO, None, None),  # its jvp is wrong
+    ("16_function_errors", "MeanJvpFixed"): (DOUBLE, apply("MeanJvpFixed"), UNARY),
     ("17_custom_op_errors", "Cube"): (DOUBLE, apply("Cube"), UNARY),
     # A check in forward that vmap cannot run (its generated rule), and the fix.
     ("17_custom_op_errors", "CubeChecked"): (DOUBLE, apply("CubeChecked"), UNARY),
