@@ -26,8 +26,10 @@ built: paste one into the search box to land on its entry.
 # Each example runs through the helper of :ref:`lesson 15
 # <lesson-error-index>`, defined again here so that this page runs on its own,
 # with lesson 16's ``Cube``; here the helper also leaves out the file path
-# that a custom operator's messages include. The entries on custom operators
-# use lesson 15's ``numpy_square`` and ``keep_input``.
+# that a custom operator's messages include, and shortens the list of valid
+# types that one of them spells out. The entries on custom operators use
+# lesson 15's ``numpy_square`` and ``keep_input``, and ``define``, which
+# makes a function the custom operator ``dbw_errors::<its name>``.
 
 import re
 
@@ -45,7 +47,12 @@ def message_of(expected, action):
         action()
     except expected as error:
         text = f"{type(error).__name__}: {error}".split("\n\n")[0]
-        print(re.sub(r" \(with implementation in <module .*?>\)", "", text))
+        text = re.sub(r" \(with implementation in <module .*?>\)", "", text)
+        print(
+            re.sub(
+                r"The valid types are: dict_keys\(\[.*?\]\)\.", "The valid types are: [...].", text
+            )
+        )
         return str(error)
     raise AssertionError(f"no {expected.__name__} was raised")
 
@@ -82,19 +89,80 @@ def keep_input(ctx, inputs, output):
     ctx.save_for_backward(*inputs)
 
 
+def define(function, mutates_args=()):
+    """``function`` as the custom operator ``dbw_errors::<its name>``."""
+    name = f"dbw_errors::{function.__name__}"
+    return torch.library.custom_op(name, function, mutates_args=mutates_args)
+
+
 # %%
 # Writing a custom operator
 # -------------------------
 #
-# ``setup_context() got an unexpected keyword argument 'inputs'``
+# ``infer_schema(func): Parameter t must have a type annotation``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# The message names your function, and the first of ``inputs`` and
-# ``output`` whose name it lacks. **Cause:** the ``setup_context`` given to
-# :func:`~torch.library.register_autograd` renames its parameters;
-# PyTorch passes them by keyword, as ``ctx``, ``inputs`` and ``output``. It
-# fails at the first call whose input requires grad, not at registration.
-# **Fix:** name them ``ctx, inputs, output``. :ref:`Lesson 12 <lesson-custom-ops>`
+# The message names the parameter, and ends with the function's signature.
+# **Cause:** :func:`torch.library.custom_op` builds the operator's schema from
+# the function's type annotations, and a parameter has none; without a
+# return annotation, the message says "No return type annotation was
+# provided" (both below). **Fix:** annotate every parameter and the return,
+# such as ``t: torch.Tensor`` and ``-> torch.Tensor``.
+# :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+def doubled(t):  # wrong: no annotations
+    return 2 * t
+
+
+def doubled_untyped_return(t: torch.Tensor):  # wrong: no return annotation
+    return 2 * t
+
+
+def doubled_typed(t: torch.Tensor) -> torch.Tensor:
+    return 2 * t
+
+
+message = message_of(ValueError, lambda: define(doubled))
+assert message.startswith("infer_schema(func): Parameter t must have a type annotation")
+message = message_of(ValueError, lambda: define(doubled_untyped_return))
+assert message.startswith("infer_schema(func): No return type annotation was provided")
+assert torch.equal(define(doubled_typed)(x.detach()), 2 * x.detach())
+
+# %%
+# ``infer_schema(func): Parameter dims has unsupported type <class 'list'>``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names the parameter and its annotation, and lists the types a
+# schema accepts. **Cause:** an annotation that a schema cannot express:
+# below, ``list`` without the type of its elements. **Fix:** one of the types
+# the message lists, here ``list[int]``. :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+def summed(t: torch.Tensor, dims: list) -> torch.Tensor:  # wrong: a list of what?
+    return t.sum(dims)
+
+
+def summed_over(t: torch.Tensor, dims: list[int]) -> torch.Tensor:
+    return t.sum(dims)
+
+
+message = message_of(ValueError, lambda: define(summed))
+assert message.startswith("infer_schema(func): Parameter dims has unsupported type <class 'list'>")
+rows = torch.arange(6.0).view(2, 3)
+assert torch.equal(define(summed_over)(rows, [1]), rows.sum(1))
+
+# %%
+# ``setup_context() got an unexpected keyword argument``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names your function, and a parameter name it lacks (below,
+# ``'output'``, for a parameter named ``outputs``). **Cause:** the
+# ``setup_context`` given to :func:`~torch.library.register_autograd` renames
+# its parameters; PyTorch passes them by keyword, as ``ctx``, ``inputs`` and
+# ``output``. It fails at the first call whose input requires grad, not at
+# registration. **Fix:** name them ``ctx, inputs, output``.
+# :ref:`Lesson 12 <lesson-custom-ops>`
 
 
 @torch.library.custom_op("dbw_errors::square", mutates_args=())
@@ -102,15 +170,45 @@ def square(t: torch.Tensor) -> torch.Tensor:
     return t**2
 
 
-def setup_context(ctx, inp, out):  # wrong: renamed
-    ctx.save_for_backward(*inp)
+def setup_context(ctx, inputs, outputs):  # wrong: PyTorch passes output=
+    ctx.save_for_backward(*inputs)
 
 
 square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=setup_context)
 message = message_of(TypeError, lambda: square(x))
-assert message == "setup_context() got an unexpected keyword argument 'inputs'"
+assert message == "setup_context() got an unexpected keyword argument 'output'"
 square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input)
 assert torch.allclose(torch.autograd.grad(square(x).sum(), x)[0], 2 * x)
+
+# %%
+# ``GeneratedBackwardFor_..._defaultBackward returned an incorrect number of gradients``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names the operator, and counts one gradient more than the
+# operator has inputs and one more than your ``backward`` returned: PyTorch
+# adds an input of its own, and a ``None`` for it. **Cause:** as for a
+# Function (:ref:`lesson 16 <lesson-error-index-function>`), the ``backward``
+# given to :func:`~torch.library.register_autograd` must return one value per
+# input of the operator: below, it returns one for an operator of two inputs,
+# and the message says "expected 3, got 2". **Fix:** return ``None`` for the
+# inputs that are not tensors or need no gradient.
+# :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+@torch.library.custom_op("dbw_errors::scale", mutates_args=())
+def scale(t: torch.Tensor, factor: float) -> torch.Tensor:
+    return factor * t
+
+
+def keep_factor(ctx, inputs, output):
+    ctx.factor = inputs[1]
+
+
+scale.register_autograd(lambda ctx, g: ctx.factor * g, setup_context=keep_factor)  # wrong
+message = message_of(RuntimeError, lambda: scale(x, 2.0).sum().backward())
+assert "returned an incorrect number of gradients (expected 3, got 2)" in message
+scale.register_autograd(lambda ctx, g: (ctx.factor * g, None), setup_context=keep_factor)
+assert torch.equal(torch.autograd.grad(scale(x, 2.0).sum(), x)[0], torch.full_like(x, 2.0))
 
 # %%
 # ``Trying to backward through ... but no autograd formula was registered``
@@ -157,12 +255,23 @@ assert torch.equal(power_fixed(x.detach(), 1), x.detach())
 # ``opcheck(op, ...): test_faketensor failed``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** the fake implementation of a custom operator disagrees with the
-# real one about the output's shape, dtype or device (as below); the same
-# prefix also covers other faults of the fake implementation, and the text
-# after it says which. **Fix:** make
-# :func:`~torch.library.register_fake` return what the operator returns.
+# **Cause:** the custom operator has no fake implementation (the text after
+# the prefix then says "There was no fake impl registered"), or its fake
+# implementation disagrees with the real one about the output's shape, dtype
+# or device (both below); the same prefix also covers other faults of the
+# fake implementation, and the text after it says which. **Fix:**
+# :func:`~torch.library.register_fake`, returning what the operator returns.
 # :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+def opcheck_error(op):
+    """Run opcheck on ``op``; print and return the error it raises."""
+    try:
+        torch.library.opcheck(op, (x.detach().clone(),))
+    except Exception as error:  # OpCheckError, which torch.library does not export
+        print(f"{type(error).__name__}:", str(error).split(" (scroll up")[0])
+        return error
+    raise AssertionError("opcheck passed")
 
 
 @torch.library.custom_op("dbw_errors::bad_fake", mutates_args=())
@@ -170,21 +279,39 @@ def bad_fake(t: torch.Tensor) -> torch.Tensor:
     return t**3
 
 
-@bad_fake.register_fake
-def _(t):
-    return t.new_empty(())  # wrong: a scalar
-
-
-try:
-    torch.library.opcheck(bad_fake, (x.detach(),))
-    error = None
-except Exception as raised:  # OpCheckError, which torch.library does not export
-    error = raised
-    print(f"{type(error).__name__}:", str(error).split(" (scroll up")[0])
+error = opcheck_error(bad_fake)
 assert type(error).__name__ == "OpCheckError" and "test_faketensor failed" in str(error)
+assert "There was no fake impl registered" in str(error)
+bad_fake.register_fake(lambda t: t.new_empty(()))  # wrong: a scalar
+error = opcheck_error(bad_fake)
+assert "test_faketensor failed" in str(error) and "torch.Size([3]) and torch.Size([])" in str(error)
 bad_fake.register_fake(lambda t: torch.empty_like(t))  # the fix: the output's shape
 passed = torch.library.opcheck(bad_fake, (x.detach(),), test_utils="test_faketensor")
 assert passed == {"test_faketensor": "SUCCESS"}
+
+# %%
+# ``opcheck(op, ...): test_schema failed with Argument t is not defined as mutable but was mutated``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** the custom operator changed an input in place (below, ``t``)
+# that its ``mutates_args`` does not name. **Fix:** name it,
+# ``mutates_args=("t",)``. :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+def add_one(t: torch.Tensor) -> None:
+    t.add_(1)
+
+
+def add_one_declared(t: torch.Tensor) -> None:
+    t.add_(1)
+
+
+error = opcheck_error(define(add_one))  # wrong: define's mutates_args=() names nothing
+assert "test_schema failed with Argument t is not defined as mutable but was mutated" in str(error)
+add_one_declared = define(add_one_declared, mutates_args=("t",))
+add_one_declared.register_fake(lambda t: None)
+passed = torch.library.opcheck(add_one_declared, (x.detach().clone(),), test_utils="test_schema")
+assert passed == {"test_schema": "SUCCESS"}
 
 # %%
 # A tangent of zeros, or none, from a custom operator
@@ -356,10 +483,12 @@ assert "does not have vmap support" in message
 # batch.
 # :ref:`Lesson 09 <lesson-torch-func>`
 #
-# **Another cause,** with no ``vmap`` at all: :func:`torch.func.grad`,
-# ``vjp`` or ``jacrev`` ran a Function whose ``backward`` uses NumPy; under
-# these transforms, the tensors ``backward`` receives have no storage either.
-# A ``vmap`` rule on that Function does not help there. **Fix:** pattern 4
+# **Another cause,** with no ``vmap`` at all: :func:`torch.func.grad` or
+# ``jacrev`` ran a Function whose ``backward`` uses NumPy; they call
+# ``backward`` on tensors they wrapped, which have no storage either, and so
+# does a :func:`torch.func.vjp` inside another transform. (A ``vjp`` at the
+# top level calls it on ordinary tensors, and works: below.) A ``vmap`` rule
+# on that Function does not help there. **Fix:** pattern 4
 # (:ref:`lesson 05 <lesson-untracked-backward>`) written with
 # ``setup_context``: the NumPy code in the ``forward`` of a second Function,
 # which the transforms call with ordinary tensors. For ``jacrev``, which
@@ -436,10 +565,26 @@ def func_grad(function):
     return torch.func.grad(lambda t: function.apply(t).sum())
 
 
+def vjp_sum(function):
+    """t -> the sum of function's vector-Jacobian product at t, for ones."""
+
+    def total(t):
+        _, vjp_fn = torch.func.vjp(function.apply, t)
+        return vjp_fn(torch.ones_like(t))[0].sum()
+
+    return total
+
+
 point = x.detach()
 message = message_of(RuntimeError, lambda: func_grad(CubeNumpyBackward)(point))
 assert message == "Cannot access data pointer of Tensor that doesn't have storage"
+jacrev_numpy = torch.func.jacrev(CubeNumpyBackward.apply)
+assert message_of(RuntimeError, lambda: jacrev_numpy(point)) == message
+grad_of_vjp = torch.func.grad(vjp_sum(CubeNumpyBackward))
+assert message_of(RuntimeError, lambda: grad_of_vjp(point)) == message
+assert torch.allclose(vjp_sum(CubeNumpyBackward)(point), (3 * point**2).sum())  # at the top
 assert torch.allclose(func_grad(CubeNumpyBackwardFixed)(point), 3 * point**2)
+assert torch.allclose(torch.func.grad(vjp_sum(CubeNumpyBackwardFixed))(point), 6 * point)
 second = torch.func.grad(lambda t: func_grad(CubeNumpyBackwardFixed)(t).sum())(point)
 assert torch.allclose(second, 6 * point)
 jacobian = torch.func.jacrev(CubeNumpyBackwardFixed.apply)(point)
@@ -553,6 +698,26 @@ class NumpyCubeBothRules(NumpyCubeVmap):
 
 message = message_of(RuntimeError, lambda: torch.func.vmap(NumpyCubeBothRules.apply)(batch))
 assert "has both generate_vmap_rule=True and an overridden vmap" in message
+
+# %%
+# ``Expected the vmap staticmethod to have two returns, an output and out_dims``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a ``vmap`` staticmethod returned only its output; it returns the
+# output and ``out_dims``, where the batch dimension is in that output.
+# **Fix:** return both, as ``NumpyCubeVmap`` does.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+
+class NumpyCubeVmapOneReturn(NumpyCubeVmap):
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return NumpyCubeVmapOneReturn.apply(x)  # wrong: no out_dims
+
+
+message = message_of(RuntimeError, lambda: torch.func.vmap(NumpyCubeVmapOneReturn.apply)(batch))
+assert "Expected the vmap staticmethod to have two returns" in message
+assert torch.allclose(torch.func.vmap(NumpyCubeVmap.apply)(batch), batch**3)
 
 # %%
 # Next, :ref:`lesson 18 <lesson-builtin-operators>`: the built-in operators whose

@@ -259,6 +259,7 @@ TABLE = {
     ("17_custom_op_errors", "NumpyCube"): (DOUBLE, apply("NumpyCube"), UNARY),
     ("17_custom_op_errors", "NumpyCubeVmap"): (DOUBLE, apply("NumpyCubeVmap"), UNARY),
     ("17_custom_op_errors", "NumpyCubeBothRules"): (DEMO, None, None),  # vmap refuses it
+    ("17_custom_op_errors", "NumpyCubeVmapOneReturn"): (DEMO, None, None),  # vmap refuses it
     ("17_custom_op_errors", "CubeNumpyBackward"): (FIRST_ONLY, apply("CubeNumpyBackward"), UNARY),
     ("17_custom_op_errors", "CubeBackwardInNumpy"): (DOUBLE, apply("CubeBackwardInNumpy"), PAIR),
     ("17_custom_op_errors", "CubeNumpyBackwardFixed"): (
