@@ -21,6 +21,12 @@ below are not a complete list:
 whose formula says ``not_implemented``, read from the PyTorch that built
 this page, and runs more operators whose backward has no formula at all.
 
+The other messages of double backward are in the error index:
+:ref:`lesson 15 <lesson-error-index>` for computing and checking second
+derivatives, :ref:`lesson 16 <lesson-error-index-function>` for writing a
+Function, :ref:`lesson 17 <lesson-error-index-ops>` for custom operators,
+:mod:`torch.func` and ``vmap``.
+
 .. contents:: On this page
    :local:
 """
