@@ -471,7 +471,7 @@ make_dot(grad_w_small, params={"x": x_small, "w": w_small, "b": b_small, "grad_w
 # be differentiated again, but not all: on the CPU, double backward through
 # ``ctc_loss``, or through ``torch.cdist`` unless it computes Euclidean
 # distances with matrix products, stops inside PyTorch with an error.
-# :ref:`Lesson 17 <error-index-builtins>` says when ``cdist`` takes
+# :ref:`Lesson 18 <error-index-builtins>` says when ``cdist`` takes
 # that path, and lists more such operators. So keep the Function as small as
 # the job allows, and let autograd do the rest.
 #

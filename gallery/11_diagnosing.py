@@ -125,7 +125,7 @@ assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 # Functions checked with it add second derivatives of their own (the model
 # below). A built-in operator in
 # ``backward`` whose own backward has no derivative raises PyTorch's error
-# instead (:ref:`lesson 17 <error-index-builtins>`).
+# instead (:ref:`lesson 18 <error-index-builtins>`).
 #
 # Three of these, shown: the detach of ``LogCoshDetached`` with a :math:`v`
 # that does not require grad; PyTorch's own ``torch.abs`` at its kink, with an

@@ -10,11 +10,13 @@ checking a Function with :func:`~torch.autograd.gradcheck` and
 its cause, its fix, and the lesson that explains it; and the symptoms of a
 second derivative that is silently wrong.
 
-The messages that point to a mistake in a Function or a custom operator
-itself (in what its ``backward`` returns, in its forward mode, in its rules
-for :mod:`torch.func` and ``vmap``) are in :ref:`lesson 16
-<lesson-error-index-function>`, and those of PyTorch's own operators that
-have no second derivative in :ref:`lesson 17 <lesson-builtin-operators>`.
+The messages that point to a mistake in a Function itself (in what its
+``backward`` returns, in ``ctx``, in a change in place, in its forward mode)
+are in :ref:`lesson 16 <lesson-error-index-function>`; those of a custom
+operator, and of the rules that :mod:`torch.func` and ``vmap`` need, in
+:ref:`lesson 17 <lesson-error-index-ops>`; and those of PyTorch's own
+operators that have no second derivative in :ref:`lesson 18
+<lesson-builtin-operators>`.
 
 Every message that heads an entry is printed by a minimal example that ran
 when the page was built, so it is the exact text of the PyTorch that built
@@ -925,5 +927,5 @@ assert torch.allclose(true, 6 * x + 2)
 
 # %%
 # Next, :ref:`lesson 16 <lesson-error-index-function>`: the messages that
-# point to a mistake in a Function or a custom operator itself, in its
-# forward mode or in its rules for :mod:`torch.func` and ``vmap``.
+# point to a mistake in a Function itself, in what its ``backward`` returns,
+# in ``ctx``, in a change in place or in its forward mode.

@@ -4,16 +4,18 @@ r"""
 Error index: writing a Function
 ===============================
 
-The messages a reader meets while writing a Function or a custom operator:
-what ``backward`` returns and what ``ctx`` saves, changes in place, forward
-mode, an operator's registrations, and the rules that :mod:`torch.func` and
-``vmap`` need; each with its cause, its fix, and the lesson that explains it.
+The messages a reader meets while writing a Function: what ``backward``
+returns and what ``ctx`` saves, changes in place, and forward mode; each with
+its cause, its fix, and the lesson that explains it.
 
 The messages met while computing second derivatives and checking them, and
 the symptoms of a second derivative that is silently wrong, are in
-:ref:`lesson 15 <lesson-error-index>`. As there, every message that heads an
-entry was printed when the page was built: paste one into the search box to
-land on its entry.
+:ref:`lesson 15 <lesson-error-index>`; those of a custom operator, and of the
+rules that :mod:`torch.func` and ``vmap`` need, in :ref:`lesson 17
+<lesson-error-index-ops>`; those of PyTorch's own operators that have no
+second derivative in :ref:`lesson 18 <lesson-builtin-operators>`. As in
+lesson 15, every message that heads an entry was printed when the page was
+built: paste one into the search box to land on its entry.
 
 .. contents:: On this page
    :local:
@@ -21,15 +23,10 @@ land on its entry.
 
 # %%
 # Each example runs through the helper of :ref:`lesson 15
-# <lesson-error-index>`, defined again here so that this page runs on its own;
-# here it also leaves out the file path that a custom operator's messages
-# include. The entries on custom operators use lesson 15's ``numpy_square``
-# and ``keep_input``.
+# <lesson-error-index>`, defined again here so that this page runs on its own.
 
-import re
 import warnings
 
-import numpy as np
 import torch
 
 # sphinx_gallery_thumbnail_path = "_static/thumbs/16_function_errors.svg"
@@ -42,8 +39,7 @@ def message_of(expected, action):
     try:
         action()
     except expected as error:
-        text = f"{type(error).__name__}: {error}".split("\n\n")[0]
-        print(re.sub(r" \(with implementation in <module .*?>\)", "", text))
+        print(f"{type(error).__name__}: {error}".split("\n\n")[0])
         return str(error)
     raise AssertionError(f"no {expected.__name__} was raised")
 
@@ -66,23 +62,9 @@ class Cube(Function):
         return 3 * x**2 * grad_out
 
 
-@torch.library.custom_op("dbw_errors::numpy_square", mutates_args=())
-def numpy_square(t: torch.Tensor) -> torch.Tensor:
-    return torch.as_tensor(np.square(t.numpy(force=True)), device=t.device)
-
-
-@numpy_square.register_fake
-def _(t):
-    return torch.empty_like(t)
-
-
-def keep_input(ctx, inputs, output):
-    ctx.save_for_backward(*inputs)
-
-
 # %%
-# Writing the Function
-# --------------------
+# What backward returns and what ctx saves
+# ----------------------------------------
 #
 # ``returned an incorrect number of gradients``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -90,7 +72,9 @@ def keep_input(ctx, inputs, output):
 # **Cause:** ``backward`` must return one value per input of ``forward``
 # (extra ``None`` values at the end are accepted, an extra tensor is not).
 # **Fix:** return ``None`` for inputs that are not tensors or need no
-# gradient. :ref:`Lesson 06 <lesson-extending-rules>`
+# gradient. :ref:`Lesson 06 <lesson-extending-rules>` (For a custom
+# operator's ``backward``, the message counts one more: :ref:`lesson 17
+# <lesson-error-index-ops>`.)
 
 
 class Scale(Function):
@@ -115,6 +99,26 @@ assert "incorrect number of gradients (expected 2, got 1)" in message
 assert torch.equal(torch.autograd.grad(Scale.apply(x, 2.0).sum(), x)[0], torch.full_like(x, 2.0))
 
 # %%
+# ``returned a gradient different than None at position 2, but the corresponding forward input was not a Variable``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``backward`` returned a tensor for an input of ``forward`` that
+# is not a tensor (a number, a flag): below, a zero for ``factor``. Positions
+# count from 1. **Fix:** return ``None`` there, as ``Scale`` does.
+# :ref:`Lesson 06 <lesson-extending-rules>`
+
+
+class ScaleZeroForFactor(Scale):
+    @staticmethod
+    def backward(ctx, grad_out):
+        return ctx.factor * grad_out, torch.zeros(())  # wrong: factor is a number
+
+
+message = message_of(RuntimeError, lambda: ScaleZeroForFactor.apply(x, 2.0).sum().backward())
+assert "returned a gradient different than None at position 2" in message
+assert torch.equal(torch.autograd.grad(Scale.apply(x, 2.0).sum(), x)[0], torch.full_like(x, 2.0))
+
+# %%
 # ``save_for_backward can only save variables, but argument 1 is of type int``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -133,6 +137,76 @@ class ScaleSavesNumber(Scale):
 
 message = message_of(TypeError, lambda: ScaleSavesNumber.apply(x, 2))
 assert message == "save_for_backward can only save variables, but argument 1 is of type int"
+
+# %%
+# ``not enough values to unpack (expected 1, got 0)``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a method unpacked ``ctx.saved_tensors`` and found nothing saved
+# for it. A common cause: ``forward`` (or ``setup_context``) never called
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` (below), or
+# called it only on some of its paths. Another, in a Function with forward
+# mode: inside ``jvp``, ``ctx.saved_tensors`` holds only what was passed to
+# ``ctx.save_for_forward``; inside ``backward``, only what was passed to
+# ``ctx.save_for_backward`` (both below). **Fix:** save what ``backward``
+# reads on every path through ``forward``, as ``Cube`` does; for a Function
+# with both methods, call both, as ``CubeJvp`` does in the entries on forward
+# mode. :ref:`Lesson 01 <lesson-saving-inputs>`,
+# :ref:`lesson 08 <lesson-forward-mode>`
+
+
+class CubeSavesNothing(Cube):
+    @staticmethod
+    def forward(ctx, x):
+        return x**3  # wrong: saves nothing, and backward reads ctx.saved_tensors
+
+
+message = message_of(ValueError, lambda: CubeSavesNothing.apply(x).sum().backward())
+assert message == "not enough values to unpack (expected 1, got 0)"
+assert torch.allclose(torch.autograd.grad(Cube.apply(x).sum(), x)[0], 3 * x**2)  # Cube saves x
+
+import torch.autograd.forward_ad as fwAD
+
+
+class CubeForgotSaveForForward(Cube):
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * x_tangent
+
+
+def tangent_of(function, *extra):
+    """The tangent of ``function.apply(x, *extra)`` in forward mode, x's tangent all ones."""
+    with warnings.catch_warnings(), fwAD.dual_level():
+        # PyTorch's own deprecation note when forward mode first loads (lesson 8)
+        warnings.filterwarnings(
+            "ignore", message="`torch.jit.script` is (deprecated|not supported)"
+        )
+        dual = fwAD.make_dual(x.detach(), torch.ones(3, dtype=torch.float64))
+        return fwAD.unpack_dual(function.apply(dual, *extra)).tangent
+
+
+message = message_of(ValueError, lambda: tangent_of(CubeForgotSaveForForward))
+assert message == "not enough values to unpack (expected 1, got 0)"
+
+
+class CubeForgotSaveForBackward(Function):
+    @staticmethod
+    def forward(x):
+        return x**3
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_forward(*inputs)  # wrong: backward reads save_for_backward's
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * grad_out
+
+
+message = message_of(ValueError, lambda: CubeForgotSaveForBackward.apply(x).sum().backward())
+assert message == "not enough values to unpack (expected 1, got 0)"
 
 # %%
 # ``You must implement either the backward or vjp method``
@@ -252,111 +326,6 @@ assert message.startswith("An input that has been returned as-is as output is be
 assert torch.equal(torch.autograd.grad(PowerFixed.apply(x, 1).sum(), x)[0], torch.ones_like(x))
 
 # %%
-# ``one of the variables needed for gradient computation has been modified by an inplace operation``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** a tensor that an operation saved for its backward was changed in
-# place before that backward ran: a tensor a built-in operation saved (an
-# in-place activation, ``+=``, an optimizer step between the forward and the
-# backward), or one that a Function saved with
-# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`, as below.
-# The message names the tensor and its version. **Fix:** change a copy, or
-# make the change after the backward pass (or before the operation that
-# saves it). :ref:`Lesson 06 <lesson-extending-rules>`
-
-
-def change_saved_input():
-    y = x.clone()
-    out = Cube.apply(y)
-    y.mul_(2)
-    out.sum().backward()
-
-
-message = message_of(RuntimeError, change_saved_input)
-assert "modified by an inplace operation" in message
-
-# %%
-# ``a leaf Variable that requires grad is being used in an in-place operation``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** an in-place operation on a leaf that requires grad, while
-# autograd records: most often a parameter update written without
-# ``torch.no_grad()``. On part of such a leaf (``w[0] = 0``), the message
-# begins "a view of a leaf Variable" (both below). A ``backward`` that changes
-# its incoming gradient in place meets it when that gradient is such a leaf,
-# as the ``grad_outputs`` of :func:`~torch.autograd.gradgradcheck` are
-# (:ref:`lesson 15 <lesson-error-index>`, "Backward is not reentrant").
-# **Fix:** make the update under ``torch.no_grad()``; in ``backward``,
-# compute a new tensor (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`).
-
-weight = torch.ones(3, dtype=torch.float64, requires_grad=True)
-(weight * x.detach()).sum().backward()  # weight.grad is x
-
-
-def step():
-    weight.sub_(0.1 * weight.grad)  # wrong: autograd records it (so would -=)
-
-
-def zero_first():
-    weight[0] = 0  # wrong: changes a view of weight
-
-
-message = message_of(RuntimeError, step)
-assert message == "a leaf Variable that requires grad is being used in an in-place operation."
-message = message_of(RuntimeError, zero_first)
-assert message.startswith("a view of a leaf Variable that requires grad is being used")
-with torch.no_grad():
-    step()
-    zero_first()
-assert torch.allclose(weight[1:], 1 - 0.1 * x[1:]) and weight[0] == 0
-
-# %%
-# ``a leaf Variable that requires grad has been used in an in-place operation``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** a Function marked a leaf that requires grad with
-# :meth:`~torch.autograd.function.FunctionCtx.mark_dirty`. **Fix:** apply it to
-# a non-leaf (``x.clone()``). An ordinary in-place operation on such a leaf
-# says "is being used" instead (the entry above).
-# :ref:`Lesson 06 <lesson-extending-rules>`
-
-
-class CubeInPlace(Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.mark_dirty(x)
-        return x.pow_(3)
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        raise NotImplementedError  # never reached
-
-
-message = message_of(RuntimeError, lambda: CubeInPlace.apply(torch.ones(3, requires_grad=True)))
-assert "a leaf Variable that requires grad has been used in an in-place operation" in message
-leaf = torch.full((3,), 2.0, requires_grad=True)
-assert torch.equal(CubeInPlace.apply(leaf.clone()), torch.full((3,), 8.0))  # the fix
-
-# %%
-# ``Some elements marked as dirty during the forward method were not returned as output``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** ``forward`` marked an input with ``mark_dirty`` but returned
-# another tensor. **Fix:** return the input changed in place itself.
-# :ref:`Lesson 06 <lesson-extending-rules>`
-
-
-class CubeInPlaceCopy(CubeInPlace):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.mark_dirty(x)
-        return x.pow_(3).clone()  # wrong: not the tensor marked
-
-
-message = message_of(RuntimeError, lambda: CubeInPlaceCopy.apply(x.clone()))
-assert "marked as dirty during the forward method were not returned as output" in message
-
-# %%
 # ``unsupported operand type(s) for *: 'NoneType' and 'Tensor'``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -403,66 +372,234 @@ assert message == "unsupported operand type(s) for *: 'Tensor' and 'NoneType'"
 assert gradcheck(CubeNoMaterializeFixed.apply, (x,))
 
 # %%
-# ``not enough values to unpack (expected 1, got 0)``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Changes in place
+# ----------------
 #
-# **Cause:** inside ``jvp``, ``ctx.saved_tensors`` holds only what was passed
-# to ``ctx.save_for_forward``; inside ``backward``, only what was passed to
-# ``ctx.save_for_backward``. **Fix:** call the one the failing method needs;
-# for a Function with both methods, call both.
-# :ref:`Lesson 08 <lesson-forward-mode>`
+# ``one of the variables needed for gradient computation has been modified by an inplace operation``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a tensor that an operation saved for its backward was changed in
+# place before that backward ran: a tensor a built-in operation saved (an
+# in-place activation, ``+=``, an optimizer step between the forward and the
+# backward), or one that a Function saved with
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`, as below.
+# The message gives the tensor's type and shape, the operation whose output
+# it now is (``Mul`` below: the in-place ``mul_`` that changed it, not the
+# Function that saved it), and its version. **Fix:** change a copy, or make
+# the change after the backward pass (or before the operation that saves
+# it). :ref:`Lesson 06 <lesson-extending-rules>`
 
-import torch.autograd.forward_ad as fwAD
+
+def change_saved_input():
+    y = x.clone()
+    out = Cube.apply(y)
+    y.mul_(2)
+    out.sum().backward()
 
 
-class CubeForgotSaveForForward(Cube):
+message = message_of(RuntimeError, change_saved_input)
+assert "[torch.DoubleTensor [3]], which is output 0 of Mul, is at version 1;" in message
+
+# %%
+# ``a leaf Variable that requires grad is being used in an in-place operation``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** an in-place operation on a leaf that requires grad, while
+# autograd records: most often a parameter update written without
+# ``torch.no_grad()``. On part of such a leaf (``w[0] = 0``), the message
+# begins "a view of a leaf Variable" (both below). A ``backward`` that changes
+# its incoming gradient in place meets it when that gradient is such a leaf,
+# as the ``grad_outputs`` of :func:`~torch.autograd.gradgradcheck` are
+# (:ref:`lesson 15 <lesson-error-index>`, "Backward is not reentrant").
+# **Fix:** make the update under ``torch.no_grad()``; in ``backward``,
+# compute a new tensor (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`).
+
+weight = torch.ones(3, dtype=torch.float64, requires_grad=True)
+(weight * x.detach()).sum().backward()  # weight.grad is x
+
+
+def step():
+    weight.sub_(0.1 * weight.grad)  # wrong: autograd records it (so would -=)
+
+
+def zero_first():
+    weight[0] = 0  # wrong: changes a view of weight
+
+
+message = message_of(RuntimeError, step)
+assert message == "a leaf Variable that requires grad is being used in an in-place operation."
+message = message_of(RuntimeError, zero_first)
+assert message.startswith("a view of a leaf Variable that requires grad is being used")
+with torch.no_grad():
+    step()
+    zero_first()
+assert torch.allclose(weight[1:], 1 - 0.1 * x[1:]) and weight[0] == 0
+
+# %%
+# ``unsupported operation: more than one element of the written-to tensor refers to a single memory location``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** an in-place operation wrote to a tensor whose elements share
+# memory, such as an expanded one. In a Function, a common cause: ``backward``
+# changed its incoming gradient in place, and that gradient came from
+# ``.sum()``, whose gradient is one number expanded to the output's shape.
+# After ``.mean()``, whose gradient is a tensor of its own, the same
+# ``backward`` raises nothing (both below), so the mistake can go unseen;
+# under :func:`~torch.autograd.gradgradcheck` it meets the message of the
+# entry above. **Fix:** compute a new tensor, ``3 * x**2 * grad_out``, as
+# ``Cube`` does (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`).
+
+
+class CubeGradInPlace(Cube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out.mul_(3 * x**2)  # wrong: changes the incoming gradient
+
+
+message = message_of(RuntimeError, lambda: CubeGradInPlace.apply(x).sum().backward())
+assert "more than one element of the written-to tensor refers to a single memory" in message
+(after_mean,) = torch.autograd.grad(CubeGradInPlace.apply(x).mean(), x)  # no error
+assert torch.allclose(after_mean, x**2)  # 3 x**2 / 3
+assert torch.allclose(torch.autograd.grad(Cube.apply(x).sum(), x)[0], 3 * x**2)  # the fix
+
+# %%
+# ``a leaf Variable that requires grad has been used in an in-place operation``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a Function marked a leaf that requires grad with
+# :meth:`~torch.autograd.function.FunctionCtx.mark_dirty`: below,
+# ``ExpInPlace`` of lesson 06. **Fix:** apply it to a non-leaf
+# (``x.clone()``). An ordinary in-place operation on such a leaf says "is
+# being used" instead (two entries above).
+# :ref:`Lesson 06 <lesson-extending-rules>`
+
+
+class ExpInPlace(Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.exp_()
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(x)  # x now holds the output
+        return x
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (result,) = ctx.saved_tensors
+        return grad_out * result
+
+
+message = message_of(RuntimeError, lambda: ExpInPlace.apply(torch.ones(3, requires_grad=True)))
+assert "a leaf Variable that requires grad has been used in an in-place operation" in message
+leaf = torch.full((3,), 2.0, dtype=torch.float64, requires_grad=True)
+(grad,) = torch.autograd.grad(ExpInPlace.apply(leaf.clone()).sum(), leaf)  # the fix
+assert torch.allclose(grad, leaf.exp())
+
+# %%
+# ``Some elements marked as dirty during the forward method were not returned as output``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``forward`` marked an input with ``mark_dirty`` but returned
+# another tensor. **Fix:** return the input changed in place itself.
+# :ref:`Lesson 06 <lesson-extending-rules>`
+
+
+class ExpInPlaceCopy(ExpInPlace):
+    @staticmethod
+    def forward(ctx, x):
+        x.exp_()
+        ctx.mark_dirty(x)
+        return x.clone()  # wrong: not the tensor marked
+
+
+message = message_of(RuntimeError, lambda: ExpInPlaceCopy.apply(x.clone()))
+assert "marked as dirty during the forward method were not returned as output" in message
+assert torch.allclose(ExpInPlace.apply(x.clone()), x.exp())  # returns x itself
+
+# %%
+# Forward mode
+# ------------
+#
+# ``You must implement the jvp function for custom autograd.Function to use it with forward mode AD``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** forward mode, :func:`torch.func.jvp`, ``jacfwd`` or ``hessian``
+# met a Function without a ``jvp`` staticmethod. **Fix:** add one, as
+# ``CubeJvp`` does below (it saves ``x`` for both passes).
+# :ref:`Lesson 08 <lesson-forward-mode>`, :ref:`lesson 09 <lesson-torch-func>`
+
+message = message_of(NotImplementedError, lambda: tangent_of(Cube))
+assert "You must implement the jvp function" in message
+
+
+class CubeJvp(Cube):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x)
+        return x**3
+
     @staticmethod
     def jvp(ctx, x_tangent):
         (x,) = ctx.saved_tensors
         return 3 * x**2 * x_tangent
 
 
-def dual_cube(function):
-    with warnings.catch_warnings(), fwAD.dual_level():
-        # PyTorch's own deprecation note when forward mode first loads (lesson 8)
-        warnings.filterwarnings(
-            "ignore", message="`torch.jit.script` is (deprecated|not supported)"
-        )
-        function.apply(fwAD.make_dual(x.detach(), torch.ones(3, dtype=torch.float64)))
-
-
-message = message_of(ValueError, lambda: dual_cube(CubeForgotSaveForForward))
-assert message == "not enough values to unpack (expected 1, got 0)"
-
-
-class CubeForgotSaveForBackward(Function):
-    @staticmethod
-    def forward(x):
-        return x**3
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_forward(*inputs)  # wrong: backward reads save_for_backward's
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return 3 * x**2 * grad_out
-
-
-message = message_of(ValueError, lambda: CubeForgotSaveForBackward.apply(x).sum().backward())
-assert message == "not enough values to unpack (expected 1, got 0)"
+assert torch.allclose(tangent_of(CubeJvp), 3 * x.detach() ** 2)
 
 # %%
-# ``You must implement the jvp function for custom autograd.Function to use it with forward mode AD``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``Function's jvp returned an invalid number of forward gradients``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** forward mode, :func:`torch.func.jvp`, ``jacfwd`` or ``hessian``
-# met a Function without a ``jvp`` staticmethod. **Fix:** add one.
-# :ref:`Lesson 09 <lesson-torch-func>`
+# **Cause:** ``jvp`` returned one tangent per input of ``forward``, as
+# ``backward`` returns one gradient per input (below, a ``None`` for
+# ``factor``); ``jvp`` returns one tangent per output. **Fix:** return one
+# tangent for each output of ``forward``.
+# :ref:`Lesson 08 <lesson-forward-mode>`
 
-message = message_of(NotImplementedError, lambda: dual_cube(Cube))
-assert "You must implement the jvp function" in message
+
+class ScaleJvpPerInput(Scale):
+    @staticmethod
+    def jvp(ctx, x_tangent, factor_tangent):
+        return ctx.factor * x_tangent, None  # wrong: one output, so one tangent
+
+
+class ScaleJvp(Scale):
+    @staticmethod
+    def jvp(ctx, x_tangent, factor_tangent):
+        return ctx.factor * x_tangent
+
+
+message = message_of(RuntimeError, lambda: tangent_of(ScaleJvpPerInput, 2.0))
+assert "jvp returned an invalid number of forward gradients (expected 1 but got 2)" in message
+assert torch.equal(tangent_of(ScaleJvp, 2.0), torch.full((3,), 2.0, dtype=torch.float64))
+
+# %%
+# ``Trying to set a forward gradient that has a different size than that of the original Tensor``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``jvp`` returned a tangent whose shape is not its output's, as
+# when a reduction's ``jvp`` forgets to reduce (below: the tangent has the
+# input's shape, ``[3]``, and the mean is a scalar). The message gives both
+# sizes. **Fix:** return a tangent of the output's shape.
+# :ref:`Lesson 08 <lesson-forward-mode>`
+
+
+class MeanJvp(MeanFixed):
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        return x_tangent / ctx.shape.numel()  # wrong: the input's shape
+
+
+class MeanJvpFixed(MeanFixed):
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        return x_tangent.sum() / ctx.shape.numel()  # the output's shape, ()
+
+
+message = message_of(RuntimeError, lambda: tangent_of(MeanJvp))
+assert "Tensor is of size [] while the given forward gradient is of size [3]" in message
+assert torch.equal(tangent_of(MeanJvpFixed), torch.tensor(1.0, dtype=torch.float64))
 
 # %%
 # ``Jacobian computed with forward mode mismatch for output 0 with respect to input 0``
@@ -474,12 +611,7 @@ assert "You must implement the jvp function" in message
 # :ref:`Lesson 08 <lesson-forward-mode>`
 
 
-class CubeWrongJvp(CubeForgotSaveForForward):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_forward(x)
-        return Cube.forward(ctx, x)
-
+class CubeWrongJvp(CubeJvp):
     @staticmethod
     def jvp(ctx, x_tangent):
         (x,) = ctx.saved_tensors
@@ -497,479 +629,8 @@ def check_forward_ad(function):
 
 message = message_of(GradcheckError, lambda: check_forward_ad(CubeWrongJvp))
 assert message.startswith("Jacobian computed with forward mode mismatch for output 0")
+assert check_forward_ad(CubeJvp)
 
 # %%
-# Writing a custom operator
-# -------------------------
-#
-# ``setup_context() got an unexpected keyword argument 'inputs'``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# The message names your function, and the first of ``inputs`` and
-# ``output`` whose name it lacks. **Cause:** the ``setup_context`` given to
-# :func:`~torch.library.register_autograd` renames its parameters;
-# PyTorch passes them by keyword, as ``ctx``, ``inputs`` and ``output``. It
-# fails at the first call whose input requires grad, not at registration.
-# **Fix:** name them ``ctx, inputs, output``. :ref:`Lesson 12 <lesson-custom-ops>`
-
-
-@torch.library.custom_op("dbw_errors::square", mutates_args=())
-def square(t: torch.Tensor) -> torch.Tensor:
-    return t**2
-
-
-def setup_context(ctx, inp, out):  # wrong: renamed
-    ctx.save_for_backward(*inp)
-
-
-square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=setup_context)
-message = message_of(TypeError, lambda: square(x))
-assert message == "setup_context() got an unexpected keyword argument 'inputs'"
-square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input)
-assert torch.allclose(torch.autograd.grad(square(x).sum(), x)[0], 2 * x)
-
-# %%
-# ``Trying to backward through ... but no autograd formula was registered``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** a backward pass reached a :func:`torch.library.custom_op` that
-# has no :func:`~torch.library.register_autograd`, here one that the forward
-# called. (One that a registered backward calls, met in a second pass, is in
-# :ref:`lesson 15 <lesson-error-index>`.) **Fix:** register a gradient for
-# that operator. :ref:`Lesson 12 <lesson-custom-ops>`
-
-message = message_of(RuntimeError, lambda: numpy_square(x).sum().backward())
-assert "no autograd formula was registered" in message
-numpy_square.register_autograd(
-    lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input
-)
-assert torch.allclose(torch.autograd.grad(numpy_square(x).sum(), x)[0], 2 * x)
-
-# %%
-# ``The output of this custom operator (1) must not also be an input to this custom operator``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# The message begins with the operator's name. **Cause:** a
-# :func:`torch.library.custom_op` returned one of its inputs, or a view of one
-# (a shortcut, a ``reshape``). **Fix:** return a new tensor, such as a
-# clone, as the message says. :ref:`Lesson 12 <lesson-custom-ops>`
-
-
-@torch.library.custom_op("dbw_errors::power", mutates_args=())
-def power(t: torch.Tensor, n: int) -> torch.Tensor:
-    return t if n == 1 else t**n  # wrong: t itself when n == 1
-
-
-@torch.library.custom_op("dbw_errors::power_fixed", mutates_args=())
-def power_fixed(t: torch.Tensor, n: int) -> torch.Tensor:
-    return t.clone() if n == 1 else t**n  # a new tensor
-
-
-message = message_of(RuntimeError, lambda: power(x.detach(), 1))
-assert "(1) must not also be an input to this custom operator" in message
-assert torch.equal(power_fixed(x.detach(), 1), x.detach())
-
-# %%
-# ``opcheck(op, ...): test_faketensor failed``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** the fake implementation of a custom operator disagrees with the
-# real one about the output's shape, dtype or device (as below); the same
-# prefix also covers other faults of the fake implementation, and the text
-# after it says which. **Fix:** make
-# :func:`~torch.library.register_fake` return what the operator returns.
-# :ref:`Lesson 12 <lesson-custom-ops>`
-
-
-@torch.library.custom_op("dbw_errors::bad_fake", mutates_args=())
-def bad_fake(t: torch.Tensor) -> torch.Tensor:
-    return t**3
-
-
-@bad_fake.register_fake
-def _(t):
-    return t.new_empty(())  # wrong: a scalar
-
-
-try:
-    torch.library.opcheck(bad_fake, (x.detach(),))
-    error = None
-except Exception as raised:  # OpCheckError, which torch.library does not export
-    error = raised
-    print(f"{type(error).__name__}:", str(error).split(" (scroll up")[0])
-assert type(error).__name__ == "OpCheckError" and "test_faketensor failed" in str(error)
-bad_fake.register_fake(lambda t: torch.empty_like(t))  # the fix: the output's shape
-passed = torch.library.opcheck(bad_fake, (x.detach(),), test_utils="test_faketensor")
-assert passed == {"test_faketensor": "SUCCESS"}
-
-# %%
-# A tangent of zeros, or none, from a custom operator
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** forward mode through a :func:`torch.library.custom_op`, which has
-# no forward-mode rule on this build's PyTorch: :func:`torch.func.jvp` and
-# ``jacfwd`` return a tangent of zeros, and a dual tensor of
-# ``torch.autograd.forward_ad`` comes out with no tangent at all, instead of
-# an error. **Fix:** write that part as a Function with a ``jvp``; for
-# ``jacfwd``, which batches the tangents with ``vmap``, with a vmap rule too:
-# ``generate_vmap_rule = True``, as below, or a ``vmap`` staticmethod
-# (:ref:`lesson 09 <lesson-torch-func>`). :ref:`Lesson 12 <lesson-custom-ops>`
-
-
-@torch.library.custom_op("dbw_errors::cube", mutates_args=())
-def cube(t: torch.Tensor) -> torch.Tensor:
-    return t**3
-
-
-ones = torch.ones(3, dtype=torch.float64)
-_, tangent = torch.func.jvp(cube, (x.detach(),), (ones,))
-with fwAD.dual_level():
-    dual_tangent = fwAD.unpack_dual(cube(fwAD.make_dual(x.detach(), ones))).tangent
-print("torch.func.jvp:", tangent, "expected:", 3 * x.detach() ** 2)
-print("forward_ad:    ", dual_tangent)
-assert torch.equal(tangent, torch.zeros(3, dtype=torch.float64)) and dual_tangent is None
-assert torch.equal(torch.func.jacfwd(cube)(x.detach()), torch.zeros(3, 3, dtype=torch.float64))
-
-
-class NewCube(Function):
-    """The cube with setup_context, which every torch.func transform requires."""
-
-    @staticmethod
-    def forward(x):
-        return x**3
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(*inputs)
-
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return 3 * x**2 * grad_out
-
-
-class NewCubeJvp(NewCube):
-    """The fix: a ``jvp``, and a vmap rule for ``jacfwd``."""
-
-    generate_vmap_rule = True
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(*inputs)
-        ctx.save_for_forward(*inputs)
-
-    @staticmethod
-    def jvp(ctx, x_tangent):
-        (x,) = ctx.saved_tensors
-        return 3 * x**2 * x_tangent
-
-
-_, tangent = torch.func.jvp(NewCubeJvp.apply, (x.detach(),), (ones,))
-assert torch.allclose(tangent, 3 * x.detach() ** 2)
-jacobian = torch.func.jacfwd(NewCubeJvp.apply)(x.detach())
-assert torch.allclose(jacobian, torch.diag(3 * x.detach() ** 2))
-
-# %%
-# Under torch.func and vmap
-# -------------------------
-#
-# ``it must override the setup_context staticmethod``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** a :mod:`torch.func` transform met a Function whose ``forward``
-# takes ``ctx`` (PyTorch's own reentrant checkpointing is one: next entry),
-# or ``grad``, ``vjp``, ``jacrev`` or ``hessian`` met a
-# :func:`torch.library.custom_op`. **Fix:** for a Function, split ``forward``
-# and ``setup_context`` (:ref:`lesson 06 <lesson-extending-rules>`). A custom
-# operator cannot pass these transforms: write that part as a Function
-# (:ref:`lesson 12 <lesson-custom-ops>` says what of :mod:`torch.func` it
-# works with).
-
-message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: Cube.apply(t).sum())(x))
-assert "it must override the setup_context staticmethod" in message
-
-# %%
-# ``torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** one of these four transforms ran code that uses saved-tensor
-# hooks: most often activation checkpointing,
-# :func:`~torch.utils.checkpoint.checkpoint` with ``use_reentrant=False``,
-# inside the transformed function; or ``torch.autograd.graph.saved_tensors_hooks``, or a
-# context manager built on it such as ``torch.autograd.graph.save_on_cpu``,
-# around it. With ``use_reentrant=True``, checkpointing stops at the previous
-# entry's message instead (both below). **Fix:** compute the derivative with
-# :func:`torch.autograd.grad`, which works with both; or keep the transform
-# and leave checkpointing (and the memory it saves) or the hooks out of the
-# transformed code. :ref:`Lesson 14 <lesson-cost>`
-
-from torch.utils.checkpoint import checkpoint
-
-
-def checkpointed_cube_sum(t, reentrant=False):
-    return checkpoint(torch.pow, t, 3, use_reentrant=reentrant).sum()
-
-
-message = message_of(RuntimeError, lambda: torch.func.grad(checkpointed_cube_sum)(x.detach()))
-assert "don't yet support saved tensor hooks" in message
-message = message_of(RuntimeError, lambda: torch.func.grad(checkpointed_cube_sum)(x.detach(), True))
-assert "it must override the setup_context staticmethod" in message
-assert torch.allclose(torch.autograd.grad(checkpointed_cube_sum(x), x)[0], 3 * x**2)
-
-# %%
-# ``During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call in-place operation``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** the function given to a :mod:`torch.func` transform changed in
-# place a tensor captured from outside it (a buffer, a running total), not
-# one passed to it as an argument. **Fix:** pass that tensor as an argument,
-# as the message says (the transform differentiates only the arguments that
-# ``argnums`` names), or make the function pure: return the new value instead
-# of writing it in place. :ref:`Lesson 09 <lesson-torch-func>`
-
-total = torch.zeros(3, dtype=torch.float64)
-
-
-def cube_sum_counted(t):
-    total.add_(t)  # wrong: changes a captured tensor in place
-    return t.pow(3).sum()
-
-
-message = message_of(RuntimeError, lambda: torch.func.grad(cube_sum_counted)(x.detach()))
-assert "attempted to call in-place operation (aten::add_.Tensor)" in message
-
-
-def cube_sum_counting(t, total):
-    total.add_(t)  # an argument: allowed
-    return t.pow(3).sum()
-
-
-grad = torch.func.grad(cube_sum_counting)(x.detach(), total)
-assert torch.allclose(grad, 3 * x**2) and torch.equal(total, x.detach())
-
-# %%
-# ``You tried to vmap over ..., but it does not have vmap support``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** ``vmap``, ``jacfwd`` or ``hessian`` batched a Function without a
-# vmap rule, such as ``NewCube`` above, or ``jacrev`` batched a ``backward``
-# that calls one (as in the next entry). **Fix:** ``generate_vmap_rule =
-# True``, as ``NewCubeJvp`` sets, or a ``vmap`` staticmethod.
-# :ref:`Lesson 09 <lesson-torch-func>`
-
-message = message_of(RuntimeError, lambda: torch.func.vmap(NewCube.apply)(x.detach()))
-assert "does not have vmap support" in message
-
-# %%
-# ``Cannot access data pointer of Tensor that doesn't have storage``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** code that reads a tensor's memory (NumPy, ``.numpy()``, a
-# kernel of your own) ran on a tensor that a :mod:`torch.func` transform
-# wrapped, which has no storage: most often a batched tensor of ``vmap``, in
-# the ``forward`` of a Function with ``generate_vmap_rule = True``.
-# **Fix:** a ``vmap`` staticmethod that calls the Function on the whole
-# batch.
-# :ref:`Lesson 09 <lesson-torch-func>`
-#
-# **Another cause,** with no ``vmap`` at all: :func:`torch.func.grad`,
-# ``vjp`` or ``jacrev`` ran a Function whose ``backward`` uses NumPy; under
-# these transforms, the tensors ``backward`` receives have no storage either.
-# A ``vmap`` rule on that Function does not help there. **Fix:** pattern 4
-# (:ref:`lesson 05 <lesson-untracked-backward>`) written with
-# ``setup_context``: the NumPy code in the ``forward`` of a second Function,
-# which the transforms call with ordinary tensors. For ``jacrev``, which
-# batches ``backward`` with ``vmap``, that second Function needs a ``vmap``
-# staticmethod too (a generated rule would run its NumPy on batched tensors).
-# Both are shown after the first case.
-
-
-class NumpyCube(NewCube):
-    generate_vmap_rule = True
-
-    @staticmethod
-    def forward(x):
-        return torch.as_tensor(x.numpy(force=True) ** 3, device=x.device)
-
-
-class NumpyCubeVmap(NumpyCube):
-    generate_vmap_rule = False
-
-    @staticmethod
-    def vmap(info, in_dims, x):
-        return NumpyCubeVmap.apply(x), in_dims[0]  # elementwise: the batch stays put
-
-
-batch = torch.rand(4, 3, dtype=torch.float64)
-message = message_of(RuntimeError, lambda: torch.func.vmap(NumpyCube.apply)(batch))
-assert message == "Cannot access data pointer of Tensor that doesn't have storage"
-assert torch.allclose(torch.func.vmap(NumpyCubeVmap.apply, in_dims=1)(batch), batch.T**3)
-
-
-class CubeNumpyBackward(NewCube):
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        grad_x = 3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True)
-        return torch.as_tensor(grad_x, device=x.device)
-
-
-class CubeBackwardInNumpy(Function):
-    """The fix, pattern 4: b(g, x) = 3 x**2 g, computed by NumPy in a forward."""
-
-    @staticmethod
-    def forward(x, grad_out):
-        grad_x = 3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True)
-        return torch.as_tensor(grad_x, device=x.device)
-
-    @staticmethod
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(*inputs)
-
-    @staticmethod
-    def backward(ctx, grad_grad):
-        x, grad_out = ctx.saved_tensors
-        return 6 * x * grad_out * grad_grad, 3 * x**2 * grad_grad
-
-    @staticmethod
-    def vmap(info, in_dims, x, grad_out):
-        """For jacrev: the whole batch at once, its dimension first in both."""
-        x, grad_out = (
-            t.movedim(dim, 0) if dim is not None else t.expand(info.batch_size, *t.shape)
-            for t, dim in zip((x, grad_out), in_dims)
-        )
-        return CubeBackwardInNumpy.apply(x, grad_out), 0
-
-
-class CubeNumpyBackwardFixed(NewCube):
-    @staticmethod
-    def backward(ctx, grad_out):
-        (x,) = ctx.saved_tensors
-        return CubeBackwardInNumpy.apply(x, grad_out)
-
-
-def func_grad(function):
-    return torch.func.grad(lambda t: function.apply(t).sum())
-
-
-point = x.detach()
-message = message_of(RuntimeError, lambda: func_grad(CubeNumpyBackward)(point))
-assert message == "Cannot access data pointer of Tensor that doesn't have storage"
-assert torch.allclose(func_grad(CubeNumpyBackwardFixed)(point), 3 * point**2)
-second = torch.func.grad(lambda t: func_grad(CubeNumpyBackwardFixed)(t).sum())(point)
-assert torch.allclose(second, 6 * point)
-jacobian = torch.func.jacrev(CubeNumpyBackwardFixed.apply)(point)
-assert torch.allclose(jacobian, torch.diag(3 * point**2))
-
-# %%
-# ``vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** code that ``vmap`` batches chose a Python branch by a tensor's
-# value (``if``, ``while``, ``and``), which can differ from one element of
-# the batch to the next. In a Function, most
-# often a check in the ``forward`` of a Function with
-# ``generate_vmap_rule = True``, which ``vmap`` runs on batched tensors.
-# **Fix:** for a check, a ``vmap`` staticmethod that calls the Function on
-# the whole batch, whose ``forward`` then sees an ordinary tensor (below); for
-# a computation, both branches and :func:`torch.where`.
-# :ref:`Lesson 09 <lesson-torch-func>`
-
-
-class CubeChecked(NewCube):
-    generate_vmap_rule = True
-
-    @staticmethod
-    def forward(x):
-        if torch.isnan(x).any():  # wrong under vmap: a branch on a value
-            raise ValueError("NaN in the input")
-        return x**3
-
-
-class CubeCheckedVmap(CubeChecked):
-    generate_vmap_rule = False
-
-    @staticmethod
-    def vmap(info, in_dims, x):
-        return CubeCheckedVmap.apply(x), in_dims[0]  # forward sees the whole batch
-
-
-message = message_of(RuntimeError, lambda: torch.func.vmap(CubeChecked.apply)(batch))
-assert "data-dependent control flow" in message
-assert torch.allclose(torch.func.vmap(CubeCheckedVmap.apply)(batch), batch**3)
-
-# %%
-# ``vmap: It looks like you're calling .item() on a Tensor``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** as in the entry above, with a tensor turned into a Python number
-# (``.item()``, ``float()``, ``int()``): below, the same check written with
-# ``.item()``. **Fix:** as above; in a computation, keep the value a tensor.
-# :ref:`Lesson 09 <lesson-torch-func>`
-
-
-class CubeCheckedItem(CubeChecked):
-    @staticmethod
-    def forward(x):
-        if torch.isnan(x).any().item():  # wrong under vmap: a Python number
-            raise ValueError("NaN in the input")
-        return x**3
-
-
-message = message_of(RuntimeError, lambda: torch.func.vmap(CubeCheckedItem.apply)(batch))
-assert "It looks like you're calling .item() on a Tensor" in message
-
-# %%
-# ``There is a performance drop because we have not yet implemented the batching rule for ...``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# A warning, written from C++ to the standard error at each call. **Cause:**
-# ``vmap`` ran a :func:`torch.library.custom_op` that has no vmap rule, so it
-# called the operator once for each element of the batch. **Fix:**
-# :func:`~torch.library.register_vmap`. :ref:`Lesson 12 <lesson-custom-ops>`,
-# which also shows how to read that stream.
-
-import os
-import tempfile
-
-
-def stderr_of(action):
-    """What C++ writes to the standard error while ``action`` runs."""
-    with tempfile.TemporaryFile(mode="w+") as captured:
-        saved_fd = os.dup(2)
-        os.dup2(captured.fileno(), 2)
-        try:
-            action()
-        finally:
-            os.dup2(saved_fd, 2)
-            os.close(saved_fd)
-        captured.seek(0)
-        return captured.read()
-
-
-said = stderr_of(lambda: torch.func.vmap(numpy_square)(batch))
-print("Warning:", said[said.index("There is") :].split(". ")[0])
-assert "not yet implemented the batching rule for dbw_errors::numpy_square" in said
-numpy_square.register_vmap(lambda info, in_dims, t: (numpy_square(t), in_dims[0]))
-assert not stderr_of(lambda: torch.func.vmap(numpy_square)(batch))
-
-# %%
-# ``has both generate_vmap_rule=True and an overridden vmap staticmethod``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** a Function (often a subclass, which inherits the attribute) has
-# both kinds of vmap rule. **Fix:** keep one: set
-# ``generate_vmap_rule = False``, or delete the ``vmap`` staticmethod.
-# :ref:`Lesson 09 <lesson-torch-func>`
-
-
-class NumpyCubeBothRules(NumpyCubeVmap):
-    generate_vmap_rule = True
-
-
-message = message_of(RuntimeError, lambda: torch.func.vmap(NumpyCubeBothRules.apply)(batch))
-assert "has both generate_vmap_rule=True and an overridden vmap" in message
-
-# %%
-# Next, :ref:`lesson 17 <lesson-builtin-operators>`: the built-in operators whose
-# own backward has no derivative, so that double backward stops inside PyTorch.
+# Next, :ref:`lesson 17 <lesson-error-index-ops>`: the messages of a custom
+# operator, and of the rules that :mod:`torch.func` and ``vmap`` need.

@@ -34,7 +34,7 @@ LESSON = next(p for p in LESSONS if p.name.startswith("04_"))
 # Pages whose every focus stop is walked with the Tab key.
 WALKED = [f"lessons/{LESSON.stem}.html", "lessons/index.html", "summary.html", "search.html"]
 # The error index's pages, whose printed messages the search must find.
-ERROR_INDEXES = [p for p in LESSONS if p.name.startswith(("15_", "16_"))]
+ERROR_INDEXES = [p for p in LESSONS if p.name.startswith(("15_", "16_", "17_"))]
 # What the search box finds: the first term is typed into the home page's box.
 TERMS = {"en": ["gradgradcheck", "Hessian"], "zh_CN": ["梯度", "计算图", "反向传播"]}
 

@@ -227,11 +227,7 @@ TABLE = {
         apply("CubeNoMaterializeFixed"),
         UNARY,
     ),
-    # A check in forward that vmap cannot run (its generated rule), and the fix.
-    ("16_function_errors", "CubeChecked"): (DOUBLE, apply("CubeChecked"), UNARY),
-    ("16_function_errors", "CubeCheckedItem"): (DOUBLE, apply("CubeCheckedItem"), UNARY),
-    ("16_function_errors", "CubeCheckedVmap"): (DOUBLE, apply("CubeCheckedVmap"), UNARY),
-    ("16_function_errors", "CubeInPlace"): (DEMO, None, None),
+    ("16_function_errors", "ExpInPlace"): (DOUBLE, apply("ExpInPlace", clone=True), UNARY),
     ("16_function_errors", "CubeNoMaterialize"): (DEMO, None, None),
     ("16_function_errors", "CubeForgotSaveForForward"): (
         DOUBLE,
@@ -240,19 +236,33 @@ TABLE = {
     ),
     ("16_function_errors", "Mean"): (DEMO, None, None),  # its gradient has the output's shape
     ("16_function_errors", "MeanFixed"): (DOUBLE, apply("MeanFixed"), UNARY),
-    ("16_function_errors", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
-    ("16_function_errors", "NewCubeJvp"): (DOUBLE, apply("NewCubeJvp"), UNARY),
-    ("16_function_errors", "NumpyCube"): (DOUBLE, apply("NumpyCube"), UNARY),
-    ("16_function_errors", "NumpyCubeVmap"): (DOUBLE, apply("NumpyCubeVmap"), UNARY),
-    ("16_function_errors", "NumpyCubeBothRules"): (DEMO, None, None),  # vmap refuses it
     ("16_function_errors", "ScaleSavesNumber"): (DEMO, None, None),
     ("16_function_errors", "CubeWithoutBackward"): (DEMO, None, None),
-    ("16_function_errors", "CubeInPlaceCopy"): (DEMO, None, None),
+    ("16_function_errors", "ExpInPlaceCopy"): (DEMO, None, None),
     ("16_function_errors", "CubeForgotSaveForBackward"): (DEMO, None, None),
     ("16_function_errors", "CubeWrongJvp"): (DEMO, None, None),  # its jvp is wrong
-    ("16_function_errors", "CubeNumpyBackward"): (FIRST_ONLY, apply("CubeNumpyBackward"), UNARY),
-    ("16_function_errors", "CubeBackwardInNumpy"): (DOUBLE, apply("CubeBackwardInNumpy"), PAIR),
-    ("16_function_errors", "CubeNumpyBackwardFixed"): (
+    ("16_function_errors", "ScaleZeroForFactor"): (DEMO, None, None),
+    ("16_function_errors", "CubeSavesNothing"): (DEMO, None, None),
+    ("16_function_errors", "CubeGradInPlace"): (DEMO, None, None),  # raises after .sum()
+    ("16_function_errors", "CubeJvp"): (DOUBLE, apply("CubeJvp"), UNARY),
+    ("16_function_errors", "ScaleJvpPerInput"): (DEMO, None, None),  # its jvp is wrong
+    ("16_function_errors", "ScaleJvp"): (DOUBLE, apply("ScaleJvp", 2.0), UNARY),
+    ("16_function_errors", "MeanJvp"): (DEMO, None, None),  # its jvp is wrong
+    ("16_function_errors", "MeanJvpFixed"): (DOUBLE, apply("MeanJvpFixed"), UNARY),
+    ("17_custom_op_errors", "Cube"): (DOUBLE, apply("Cube"), UNARY),
+    # A check in forward that vmap cannot run (its generated rule), and the fix.
+    ("17_custom_op_errors", "CubeChecked"): (DOUBLE, apply("CubeChecked"), UNARY),
+    ("17_custom_op_errors", "CubeCheckedItem"): (DOUBLE, apply("CubeCheckedItem"), UNARY),
+    ("17_custom_op_errors", "CubeCheckedVmap"): (DOUBLE, apply("CubeCheckedVmap"), UNARY),
+    ("17_custom_op_errors", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
+    ("17_custom_op_errors", "NewCubeJvp"): (DOUBLE, apply("NewCubeJvp"), UNARY),
+    ("17_custom_op_errors", "NumpyCube"): (DOUBLE, apply("NumpyCube"), UNARY),
+    ("17_custom_op_errors", "NumpyCubeVmap"): (DOUBLE, apply("NumpyCubeVmap"), UNARY),
+    ("17_custom_op_errors", "NumpyCubeBothRules"): (DEMO, None, None),  # vmap refuses it
+    ("17_custom_op_errors", "NumpyCubeVmapOneReturn"): (DEMO, None, None),  # vmap refuses it
+    ("17_custom_op_errors", "CubeNumpyBackward"): (FIRST_ONLY, apply("CubeNumpyBackward"), UNARY),
+    ("17_custom_op_errors", "CubeBackwardInNumpy"): (DOUBLE, apply("CubeBackwardInNumpy"), PAIR),
+    ("17_custom_op_errors", "CubeNumpyBackwardFixed"): (
         DOUBLE,
         apply("CubeNumpyBackwardFixed"),
         UNARY,

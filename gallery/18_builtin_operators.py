@@ -12,9 +12,20 @@ message that names the operator's backward: "derivative for aten::NAME is
 not implemented" when that backward operator has no derivative formula of
 its own, or "the derivative for 'NAME' is not implemented" when its formula
 says so. The fix is another path to the same value, made of operations that
-can be differentiated twice. The entries below are not a complete list: the
-:ref:`end of this page <error-index-gpu>` prints every operator whose
-formula says ``not_implemented``, read from the PyTorch that built this page.
+can be differentiated twice. Each fix below was checked with double backward
+(``torch.autograd.grad`` twice); :func:`torch.func.hessian` and ``jacfwd``
+also need forward-mode formulas, which the fixes through the matrix products
+of ``cdist`` lack (:ref:`their entry <error-index-forward-ad>`). The entries
+below are not a complete list:
+:ref:`the last section <error-index-more>` prints the backward operators
+whose formula says ``not_implemented``, read from the PyTorch that built
+this page, and runs more operators whose backward has no formula at all.
+
+The other messages of double backward are in the error index:
+:ref:`lesson 15 <lesson-error-index>` for computing and checking second
+derivatives, :ref:`lesson 16 <lesson-error-index-function>` for writing a
+Function, :ref:`lesson 17 <lesson-error-index-ops>` for custom operators,
+:mod:`torch.func` and ``vmap``.
 
 .. contents:: On this page
    :local:
@@ -27,7 +38,7 @@ formula says ``not_implemented``, read from the PyTorch that built this page.
 
 import torch
 
-# sphinx_gallery_thumbnail_path = "_static/thumbs/17_builtin_operators.svg"
+# sphinx_gallery_thumbnail_path = "_static/thumbs/18_builtin_operators.svg"
 from torch.autograd import gradcheck, gradgradcheck
 
 
@@ -131,14 +142,12 @@ with sdpa_kernel(SDPBackend.MATH):
 # unless it takes its path through matrix products, which
 # ``compute_mode="use_mm_for_euclid_dist"`` forces (the default mode takes it
 # only when an input has more than 25 rows). **Fix:** for ``p=2``, that
-# ``compute_mode``; for any ``p``, the distances written with differentiable
-# operations, ``(x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p=p, dim=-1)``,
-# which hold every difference in memory. Where two points coincide (the
-# diagonal of ``cdist(x, x)``), that norm has second derivatives of NaN for
-# ``p=2`` (and for other ``p``: 1.5 and 2.5 among those tried, not 1 or 3);
-# there, for ``p=2``, use the ``compute_mode`` above, which stays finite;
-# otherwise mask the zero differences, or write the norm as
-# ``torch.sqrt((d ** 2).sum(-1) + eps)``.
+# ``compute_mode``. It computes :math:`\|a\|^2 + \|b\|^2 - 2\,a \cdot b`, which
+# loses the distance between points close to each other and far from the
+# origin, in float32 above all (below). For any ``p``, or where that
+# precision matters, the distances written with differentiable operations,
+# ``(x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p=p, dim=-1)``, which hold
+# every difference in memory.
 
 points = torch.rand(4, 2, dtype=torch.float64, requires_grad=True)
 centres = torch.rand(5, 2, dtype=torch.float64)
@@ -149,15 +158,48 @@ def second_derivative_in_points(distance):
     return torch.autograd.grad(grad.pow(2).sum(), points)[0]
 
 
+def cdist_by_differences(p=2.0):
+    """cdist(a, b, p), by the differences of every pair of points."""
+    return lambda a, b: (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(p=p, dim=-1)
+
+
+def cdist_by_products(a, b):
+    return torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist")
+
+
 message = message_of(NotImplementedError, lambda: second_derivative_in_points(torch.cdist))
 assert "the derivative for '_cdist_backward' is not implemented" in message
-by_differences = second_derivative_in_points(
-    lambda a, b: (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(dim=-1)
+assert torch.allclose(
+    second_derivative_in_points(cdist_by_products),
+    second_derivative_in_points(cdist_by_differences()),
 )
-by_products = second_derivative_in_points(
-    lambda a, b: torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist")
-)
-assert torch.allclose(by_products, by_differences)
+
+near = torch.tensor([[100.0, 100.0]])  # float32
+apart = near + torch.tensor([[1e-3, 0.0]])
+print("by products:   ", cdist_by_products(near, apart).item())
+print("by differences:", cdist_by_differences()(near, apart).item())
+assert abs(cdist_by_products(near, apart).item() - 1e-3) > 5e-4  # not even close
+assert abs(cdist_by_differences()(near, apart).item() - 1e-3) < 1e-6
+
+# %%
+# Where two points coincide (the diagonal of ``cdist(x, x)``), the norm of
+# their difference has second derivatives that are not finite for ``p`` of
+# 1.5, 2 and 2.5 (not for 1 or 3, among those tried below). For ``p=2``, the
+# path through matrix products stays finite there; for any ``p``, so does a
+# smoothed norm of the differences ``d``,
+# ``((d**2 + eps) ** (p / 2)).sum(-1) ** (1 / p)``, at the cost of a distance
+# of ``n ** (1 / p) * eps ** 0.5`` between coincident points of ``n``
+# coordinates.
+
+
+def smoothed(p, eps=1e-12):
+    """cdist(a, b, p), with a norm smoothed where two points coincide."""
+
+    def distance(a, b):
+        d = a.unsqueeze(-2) - b.unsqueeze(-3)
+        return ((d**2 + eps) ** (p / 2)).sum(-1) ** (1 / p)
+
+    return distance
 
 
 def second_derivative_to_itself(distance):
@@ -165,14 +207,18 @@ def second_derivative_to_itself(distance):
     return torch.autograd.grad(grad.pow(2).sum(), points)[0]
 
 
-nan_by_differences = second_derivative_to_itself(
-    lambda a, b: (a.unsqueeze(-2) - b.unsqueeze(-3)).norm(dim=-1)
-).isnan()
-finite_by_products = second_derivative_to_itself(
-    lambda a, b: torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist")
-).isfinite()
-print("cdist(x, x), NaN second derivatives by differences:", bool(nan_by_differences.any()))
-assert nan_by_differences.any() and finite_by_products.all()
+orders = (1.0, 1.5, 2.0, 2.5, 3.0)
+not_finite = [
+    p for p in orders if not second_derivative_to_itself(cdist_by_differences(p)).isfinite().all()
+]
+print("cdist(x, x) by differences, p with second derivatives not finite:", not_finite)
+assert not_finite == [1.5, 2.0, 2.5]
+assert second_derivative_to_itself(cdist_by_products).isfinite().all()
+for p in orders:
+    assert second_derivative_to_itself(smoothed(p)).isfinite().all()
+    assert torch.allclose(smoothed(p)(points, centres), torch.cdist(points, centres, p=p))
+    coincident = smoothed(p)(points, points).diagonal()
+    assert torch.allclose(coincident, torch.full((4,), 2 ** (1 / p) * 1e-6, dtype=torch.float64))
 try:  # p=1 has no path through matrix products
     second_derivative_in_points(
         lambda a, b: torch.cdist(a, b, p=1.0, compute_mode="use_mm_for_euclid_dist")
@@ -191,7 +237,8 @@ assert "the derivative for '_cdist_backward' is not implemented" in message
 # CTC's forward recursion written with PyTorch operations, which autograd
 # differentiates to any order (slower: a Python loop over time steps). It is
 # a sketch: for an impossible alignment it returns about ``1e30`` where
-# ``ctc_loss`` returns ``inf``, and it has no ``zero_infinity``. It is
+# ``ctc_loss`` returns ``inf``, it has no ``zero_infinity``, and it takes the
+# targets only padded, as a 2-D tensor (not concatenated in 1-D). It is
 # compared with ``ctc_loss`` through a ``log_softmax``, as ``ctc_loss``
 # expects: its own gradient assumes normalised log-probabilities.
 
@@ -212,6 +259,7 @@ def second_derivative_in_logits(ctc):
 def ctc_loss_by_recursion(log_probs, targets, input_lengths, target_lengths, blank=0):
     """CTC loss summed over the batch, by its forward recursion in log space."""
     assert log_probs.dim() == 3, "takes log_probs of shape (T, N, C)"
+    assert targets.dim() == 2, "takes targets padded, of shape (N, S)"
     device = log_probs.device
     log_zero = torch.tensor(-1e30, dtype=log_probs.dtype, device=device)  # finite: no nan
     losses = []
@@ -263,8 +311,9 @@ assert gradcheck(tiny_ctc, (tiny,)) and gradgradcheck(tiny_ctc, (tiny,))
 # distances through ``torch.cdist``: for ``p=2``, ``cdist(x, x,
 # compute_mode="use_mm_for_euclid_dist")``, keeping the pairs above the
 # diagonal that ``torch.triu_indices(n, n, 1)`` lists, in the order of
-# ``pdist``; for any ``p``, the differences of those pairs of rows and their
-# norm, with the caveat of the entry above for rows that coincide.
+# ``pdist``, with the loss of precision of the entry above; for any ``p``, the
+# differences of those pairs of rows and their norm, with the caveat of the
+# entry above for rows that coincide.
 
 
 def second_derivative_in_rows(distance):
@@ -337,8 +386,74 @@ for mode in ("sum", "mean"):
         F.embedding_bag(indices, table, offsets, mode=mode),
     )
 second = second_derivative_in_table(lambda t: embedding_bag_by_lookup(indices, t, offsets))
-assert second.abs().sum() > 0  # the mean's second derivative is not zero
+assert second.abs().sum() > 0  # not zero: the loss squares the means
 assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (table,))
+
+# %%
+# .. _error-index-forward-ad:
+#
+# ``Trying to use forward AD with _euclidean_dist that does not support it because it has not been implemented yet``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** :func:`torch.func.hessian` and ``jacfwd`` differentiate in
+# forward mode (``hessian`` is ``jacfwd`` of ``jacrev``), which needs a
+# forward-mode formula for each operator on the way, and the operators of
+# this page have none: ``cdist``, on either path (so the first fix of its
+# entry fails here), ``pdist``, the CPU flash kernel of attention,
+# ``ctc_loss`` and ``embedding_bag`` (below; the message names the operator
+# met). **Fix:** reverse mode twice, ``torch.func.jacrev(torch.func.jacrev(f))``
+# or :func:`torch.autograd.functional.hessian`, whose default is reverse over
+# reverse; or, to keep :func:`torch.func.hessian`, the other fixes of this
+# page: the distances by differences, the math backend of attention, CTC by
+# its recursion and ``embedding_bag`` by lookup, which pass it (below).
+
+from functools import partial
+
+
+def total_distance(a):
+    return cdist_by_products(a, centres).sum()
+
+
+def hessian_of(function, tensor):
+    return torch.func.hessian(function)(tensor.detach())
+
+
+message = message_of(NotImplementedError, partial(hessian_of, total_distance, points))
+assert "Trying to use forward AD with _euclidean_dist that does not support it" in message
+expected = hessian_of(lambda a: cdist_by_differences()(a, centres).sum(), points)
+assert torch.allclose(
+    torch.func.jacrev(torch.func.jacrev(total_distance))(points.detach()), expected
+)
+assert torch.allclose(torch.autograd.functional.hessian(total_distance, points.detach()), expected)
+
+tiny_targets = dict(targets=torch.tensor([[1, 2]]), input_lengths=[4], target_lengths=[2])
+builtins = [  # (operator the message names, a function of a tensor, the tensor)
+    ("_cdist_forward", lambda a: torch.cdist(a, centres).sum(), points),
+    ("_pdist_forward", lambda a: torch.pdist(a).sum(), points),
+    (
+        "_scaled_dot_product_flash_attention_for_cpu",
+        lambda t: F.scaled_dot_product_attention(t, t, t).sum(),
+        q[:1, :1],
+    ),
+    ("_ctc_loss", lambda lp: F.ctc_loss(lp, **tiny_targets), tiny),
+    ("_embedding_bag", lambda t: F.embedding_bag(indices, t, offsets).pow(2).sum(), table),
+]
+for name, function, tensor in builtins:
+    message = message_of(NotImplementedError, partial(hessian_of, function, tensor))
+    assert f"Trying to use forward AD with {name} that does not support it" in message
+
+fixes = [
+    (lambda a: pdist_by_differences(a).sum(), points),
+    (lambda lp: ctc_loss_by_recursion(lp, **tiny_targets), tiny),
+    (lambda t: embedding_bag_by_lookup(indices, t, offsets).pow(2).sum(), table),
+]
+for function, tensor in fixes:
+    assert hessian_of(function, tensor).isfinite().all()
+with sdpa_kernel(SDPBackend.MATH):
+    attention_hessian = hessian_of(
+        lambda t: F.scaled_dot_product_attention(t, t, t).sum(), q[:1, :1]
+    )
+assert attention_hessian.isfinite().all()
 
 # %%
 # .. _error-index-gpu:
@@ -358,8 +473,12 @@ assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (ta
 #   takes a path made of differentiable operations.
 # * The CUDA kernels of ``scaled_dot_product_attention`` (flash,
 #   memory-efficient, cuDNN), like the CPU one above: their backward
-#   operators have no derivative formula. The math backend is the fix there
-#   too.
+#   operators have no derivative formula. Unlike on the CPU, dropout in
+#   training mode does not send attention to the path of ordinary
+#   operations there: in PyTorch's sources, the conditions for choosing the
+#   CUDA flash and memory-efficient kernels say nothing of dropout
+#   (``aten/src/ATen/native/transformers/cuda/sdp_utils.cpp``). The math
+#   backend is the fix there too, with dropout or without.
 #
 # The same file confirms what the built-in entries above met: the backward
 # operators of the attention kernels and of CTC have no derivative formula of
@@ -400,18 +519,56 @@ for backward in ("_cdist_backward", "_pdist_backward"):
     assert all("not_implemented" in line for line in entries[backward])
 
 # %%
-# Every operator whose formula says ``not_implemented`` for at least one of
-# its inputs, in this build's PyTorch. A name on it is a place to look, not a
-# verdict: the formula may concern only an input that needs no gradient in
-# practice (the saved statistics of ``native_layer_norm_backward``), and an
-# operator whose backward has no formula at all, as for attention and CTC
-# above, is not on it.
+# .. _error-index-more:
+#
+# More operators without a second derivative
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# Every backward operator whose formula says ``not_implemented`` for at least
+# one of its inputs, in this build's PyTorch: double backward through the
+# operator it belongs to may stop there. A name on it is a place to look, not
+# a verdict: the formula may concern only an input that needs no gradient in
+# practice (the saved statistics of ``native_layer_norm_backward``).
 
 not_implemented = sorted(
-    name for name, lines in entries.items() if any("not_implemented" in line for line in lines)
+    name
+    for name, lines in entries.items()
+    if "backward" in name and any("not_implemented" in line for line in lines)
 )
 print(", ".join(not_implemented))
 assert {"_cdist_backward", "_pdist_backward", "_embedding_bag_backward"} <= set(not_implemented)
+
+# %%
+# An operator whose backward has no formula at all, as for attention and CTC
+# above, is not on that list. Four more of those, each run below, stop with
+# "derivative for aten::NAME is not implemented": ``multi_margin_loss``,
+# ``multilabel_margin_loss``, ``segment_reduce`` and ``hardsigmoid``.
+
+scores = torch.rand(2, 3, dtype=torch.float64, requires_grad=True)
+no_formula = [  # (its backward operator, a loss of the scores)
+    ("multi_margin_loss_backward", lambda s: F.multi_margin_loss(s, torch.tensor([1, 0]))),
+    (
+        "multilabel_margin_loss_backward",
+        lambda s: F.multilabel_margin_loss(s, torch.tensor([[1, -1, 0], [0, 2, -1]])),
+    ),
+    (
+        "_segment_reduce_backward",
+        lambda s: (
+            torch.segment_reduce(s.flatten(), "sum", lengths=torch.tensor([2, 4])).pow(2).sum()
+        ),
+    ),
+    ("hardsigmoid_backward", lambda s: F.hardsigmoid(s).pow(2).sum()),
+]
+
+
+def second_derivative_in_scores(loss):
+    (grad,) = torch.autograd.grad(loss(scores), scores, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), scores)[0]
+
+
+for backward, loss in no_formula:
+    message = message_of(RuntimeError, partial(second_derivative_in_scores, loss))
+    assert f"derivative for aten::{backward} is not implemented" in message
 
 
 # %%

@@ -1,0 +1,724 @@
+r"""
+.. _lesson-error-index-ops:
+
+Error index: custom operators, torch.func and vmap
+==================================================
+
+The messages a reader meets while writing a custom operator with
+:func:`torch.library.custom_op` (its registrations, and what
+:func:`~torch.library.opcheck` finds), and while running a Function or an
+operator under the transforms of :mod:`torch.func` and ``vmap``; each with
+its cause, its fix, and the lesson that explains it.
+
+The messages met while computing second derivatives and checking them are
+in :ref:`lesson 15 <lesson-error-index>`; those of a Function's own
+``backward``, ``ctx``, changes in place and forward mode in :ref:`lesson 16
+<lesson-error-index-function>`; those of PyTorch's own operators that have
+no second derivative in :ref:`lesson 18 <lesson-builtin-operators>`. As in
+lesson 15, every message that heads an entry was printed when the page was
+built: paste one into the search box to land on its entry.
+
+.. contents:: On this page
+   :local:
+"""
+
+# %%
+# Each example runs through the helper of :ref:`lesson 15
+# <lesson-error-index>`, defined again here so that this page runs on its own,
+# with lesson 16's ``Cube``; here the helper also leaves out the file path
+# that a custom operator's messages include, and shortens the list of valid
+# types that one of them spells out. The entries on custom operators use
+# lesson 15's ``numpy_square`` and ``keep_input``, and ``define``, which
+# makes a function the custom operator ``dbw_errors::<its name>``.
+
+import re
+
+import numpy as np
+import torch
+import torch.autograd.forward_ad as fwAD
+
+# sphinx_gallery_thumbnail_path = "_static/thumbs/17_custom_op_errors.svg"
+from torch.autograd import Function
+
+
+def message_of(expected, action):
+    """Run ``action``; print and return the message of the expected exception."""
+    try:
+        action()
+    except expected as error:
+        text = f"{type(error).__name__}: {error}".split("\n\n")[0]
+        text = re.sub(r" \(with implementation in <module .*?>\)", "", text)
+        print(
+            re.sub(
+                r"The valid types are: dict_keys\(\[.*?\]\)\.", "The valid types are: [...].", text
+            )
+        )
+        return str(error)
+    raise AssertionError(f"no {expected.__name__} was raised")
+
+
+torch.manual_seed(0)
+x = (torch.rand(3, dtype=torch.float64) + 0.5).requires_grad_()
+
+
+class Cube(Function):
+    """A correct cube, written with ``ctx`` in ``forward``."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * grad_out
+
+
+@torch.library.custom_op("dbw_errors::numpy_square", mutates_args=())
+def numpy_square(t: torch.Tensor) -> torch.Tensor:
+    return torch.as_tensor(np.square(t.numpy(force=True)), device=t.device)
+
+
+@numpy_square.register_fake
+def _(t):
+    return torch.empty_like(t)
+
+
+def keep_input(ctx, inputs, output):
+    ctx.save_for_backward(*inputs)
+
+
+def define(function, mutates_args=()):
+    """``function`` as the custom operator ``dbw_errors::<its name>``."""
+    name = f"dbw_errors::{function.__name__}"
+    return torch.library.custom_op(name, function, mutates_args=mutates_args)
+
+
+# %%
+# Writing a custom operator
+# -------------------------
+#
+# ``infer_schema(func): Parameter t must have a type annotation``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names the parameter, and ends with the function's signature.
+# **Cause:** :func:`torch.library.custom_op` builds the operator's schema from
+# the function's type annotations, and a parameter has none; without a
+# return annotation, the message says "No return type annotation was
+# provided" (both below). **Fix:** annotate every parameter and the return,
+# such as ``t: torch.Tensor`` and ``-> torch.Tensor``.
+# :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+def doubled(t):  # wrong: no annotations
+    return 2 * t
+
+
+def doubled_untyped_return(t: torch.Tensor):  # wrong: no return annotation
+    return 2 * t
+
+
+def doubled_typed(t: torch.Tensor) -> torch.Tensor:
+    return 2 * t
+
+
+message = message_of(ValueError, lambda: define(doubled))
+assert message.startswith("infer_schema(func): Parameter t must have a type annotation")
+message = message_of(ValueError, lambda: define(doubled_untyped_return))
+assert message.startswith("infer_schema(func): No return type annotation was provided")
+assert torch.equal(define(doubled_typed)(x.detach()), 2 * x.detach())
+
+# %%
+# ``infer_schema(func): Parameter dims has unsupported type <class 'list'>``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names the parameter and its annotation, and lists the types a
+# schema accepts. **Cause:** an annotation that a schema cannot express:
+# below, ``list`` without the type of its elements. **Fix:** one of the types
+# the message lists, here ``list[int]``. :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+def summed(t: torch.Tensor, dims: list) -> torch.Tensor:  # wrong: a list of what?
+    return t.sum(dims)
+
+
+def summed_over(t: torch.Tensor, dims: list[int]) -> torch.Tensor:
+    return t.sum(dims)
+
+
+message = message_of(ValueError, lambda: define(summed))
+assert message.startswith("infer_schema(func): Parameter dims has unsupported type <class 'list'>")
+rows = torch.arange(6.0).view(2, 3)
+assert torch.equal(define(summed_over)(rows, [1]), rows.sum(1))
+
+# %%
+# ``setup_context() got an unexpected keyword argument``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names your function, and a parameter name it lacks (below,
+# ``'output'``, for a parameter named ``outputs``). **Cause:** the
+# ``setup_context`` given to :func:`~torch.library.register_autograd` renames
+# its parameters; PyTorch passes them by keyword, as ``ctx``, ``inputs`` and
+# ``output``. It fails at the first call whose input requires grad, not at
+# registration. **Fix:** name them ``ctx, inputs, output``.
+# :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+@torch.library.custom_op("dbw_errors::square", mutates_args=())
+def square(t: torch.Tensor) -> torch.Tensor:
+    return t**2
+
+
+def setup_context(ctx, inputs, outputs):  # wrong: PyTorch passes output=
+    ctx.save_for_backward(*inputs)
+
+
+square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=setup_context)
+message = message_of(TypeError, lambda: square(x))
+assert message == "setup_context() got an unexpected keyword argument 'output'"
+square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input)
+assert torch.allclose(torch.autograd.grad(square(x).sum(), x)[0], 2 * x)
+
+# %%
+# ``GeneratedBackwardFor_..._defaultBackward returned an incorrect number of gradients``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names the operator, and counts one gradient more than the
+# operator has inputs and one more than your ``backward`` returned: PyTorch
+# adds an input of its own, and a ``None`` for it. **Cause:** as for a
+# Function (:ref:`lesson 16 <lesson-error-index-function>`), the ``backward``
+# given to :func:`~torch.library.register_autograd` must return one value per
+# input of the operator: below, it returns one for an operator of two inputs,
+# and the message says "expected 3, got 2". **Fix:** return ``None`` for the
+# inputs that are not tensors or need no gradient.
+# :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+@torch.library.custom_op("dbw_errors::scale", mutates_args=())
+def scale(t: torch.Tensor, factor: float) -> torch.Tensor:
+    return factor * t
+
+
+def keep_factor(ctx, inputs, output):
+    ctx.factor = inputs[1]
+
+
+scale.register_autograd(lambda ctx, g: ctx.factor * g, setup_context=keep_factor)  # wrong
+message = message_of(RuntimeError, lambda: scale(x, 2.0).sum().backward())
+assert "returned an incorrect number of gradients (expected 3, got 2)" in message
+scale.register_autograd(lambda ctx, g: (ctx.factor * g, None), setup_context=keep_factor)
+assert torch.equal(torch.autograd.grad(scale(x, 2.0).sum(), x)[0], torch.full_like(x, 2.0))
+
+# %%
+# ``Trying to backward through ... but no autograd formula was registered``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a backward pass reached a :func:`torch.library.custom_op` that
+# has no :func:`~torch.library.register_autograd`, here one that the forward
+# called. (One that a registered backward calls, met in a second pass, is in
+# :ref:`lesson 15 <lesson-error-index>`.) **Fix:** register a gradient for
+# that operator. :ref:`Lesson 12 <lesson-custom-ops>`
+
+message = message_of(RuntimeError, lambda: numpy_square(x).sum().backward())
+assert "no autograd formula was registered" in message
+numpy_square.register_autograd(
+    lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input
+)
+assert torch.allclose(torch.autograd.grad(numpy_square(x).sum(), x)[0], 2 * x)
+
+# %%
+# ``The output of this custom operator (1) must not also be an input to this custom operator``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message begins with the operator's name. **Cause:** a
+# :func:`torch.library.custom_op` returned one of its inputs, or a view of one
+# (a shortcut, a ``reshape``). **Fix:** return a new tensor, such as a
+# clone, as the message says. :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+@torch.library.custom_op("dbw_errors::power", mutates_args=())
+def power(t: torch.Tensor, n: int) -> torch.Tensor:
+    return t if n == 1 else t**n  # wrong: t itself when n == 1
+
+
+@torch.library.custom_op("dbw_errors::power_fixed", mutates_args=())
+def power_fixed(t: torch.Tensor, n: int) -> torch.Tensor:
+    return t.clone() if n == 1 else t**n  # a new tensor
+
+
+message = message_of(RuntimeError, lambda: power(x.detach(), 1))
+assert "(1) must not also be an input to this custom operator" in message
+assert torch.equal(power_fixed(x.detach(), 1), x.detach())
+
+# %%
+# ``opcheck(op, ...): test_faketensor failed``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** the custom operator has no fake implementation (the text after
+# the prefix then says "There was no fake impl registered"), or its fake
+# implementation disagrees with the real one about the output's shape, dtype
+# or device (both below); the same prefix also covers other faults of the
+# fake implementation, and the text after it says which. **Fix:**
+# :func:`~torch.library.register_fake`, returning what the operator returns.
+# :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+def opcheck_error(op):
+    """Run opcheck on ``op``; print and return the error it raises."""
+    try:
+        torch.library.opcheck(op, (x.detach().clone(),))
+    except Exception as error:  # OpCheckError, which torch.library does not export
+        print(f"{type(error).__name__}:", str(error).split(" (scroll up")[0])
+        return error
+    raise AssertionError("opcheck passed")
+
+
+@torch.library.custom_op("dbw_errors::bad_fake", mutates_args=())
+def bad_fake(t: torch.Tensor) -> torch.Tensor:
+    return t**3
+
+
+error = opcheck_error(bad_fake)
+assert type(error).__name__ == "OpCheckError" and "test_faketensor failed" in str(error)
+assert "There was no fake impl registered" in str(error)
+bad_fake.register_fake(lambda t: t.new_empty(()))  # wrong: a scalar
+error = opcheck_error(bad_fake)
+assert "test_faketensor failed" in str(error) and "torch.Size([3]) and torch.Size([])" in str(error)
+bad_fake.register_fake(lambda t: torch.empty_like(t))  # the fix: the output's shape
+passed = torch.library.opcheck(bad_fake, (x.detach(),), test_utils="test_faketensor")
+assert passed == {"test_faketensor": "SUCCESS"}
+
+# %%
+# ``opcheck(op, ...): test_schema failed with Argument t is not defined as mutable but was mutated``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** the custom operator changed an input in place (below, ``t``)
+# that its ``mutates_args`` does not name. **Fix:** name it,
+# ``mutates_args=("t",)``. :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+def add_one(t: torch.Tensor) -> None:
+    t.add_(1)
+
+
+def add_one_declared(t: torch.Tensor) -> None:
+    t.add_(1)
+
+
+error = opcheck_error(define(add_one))  # wrong: define's mutates_args=() names nothing
+assert "test_schema failed with Argument t is not defined as mutable but was mutated" in str(error)
+add_one_declared = define(add_one_declared, mutates_args=("t",))
+add_one_declared.register_fake(lambda t: None)
+passed = torch.library.opcheck(add_one_declared, (x.detach().clone(),), test_utils="test_schema")
+assert passed == {"test_schema": "SUCCESS"}
+
+# %%
+# A tangent of zeros, or none, from a custom operator
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** forward mode through a :func:`torch.library.custom_op`, which has
+# no forward-mode rule on this build's PyTorch: :func:`torch.func.jvp` and
+# ``jacfwd`` return a tangent of zeros, and a dual tensor of
+# ``torch.autograd.forward_ad`` comes out with no tangent at all, instead of
+# an error. **Fix:** write that part as a Function with a ``jvp``; for
+# ``jacfwd``, which batches the tangents with ``vmap``, with a vmap rule too:
+# ``generate_vmap_rule = True``, as below, or a ``vmap`` staticmethod
+# (:ref:`lesson 09 <lesson-torch-func>`). :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+@torch.library.custom_op("dbw_errors::cube", mutates_args=())
+def cube(t: torch.Tensor) -> torch.Tensor:
+    return t**3
+
+
+ones = torch.ones(3, dtype=torch.float64)
+_, tangent = torch.func.jvp(cube, (x.detach(),), (ones,))
+with fwAD.dual_level():
+    dual_tangent = fwAD.unpack_dual(cube(fwAD.make_dual(x.detach(), ones))).tangent
+print("torch.func.jvp:", tangent, "expected:", 3 * x.detach() ** 2)
+print("forward_ad:    ", dual_tangent)
+assert torch.equal(tangent, torch.zeros(3, dtype=torch.float64)) and dual_tangent is None
+assert torch.equal(torch.func.jacfwd(cube)(x.detach()), torch.zeros(3, 3, dtype=torch.float64))
+
+
+class NewCube(Function):
+    """The cube with setup_context, which every torch.func transform requires."""
+
+    @staticmethod
+    def forward(x):
+        return x**3
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * grad_out
+
+
+class NewCubeJvp(NewCube):
+    """The fix: a ``jvp``, and a vmap rule for ``jacfwd``."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+        ctx.save_for_forward(*inputs)
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2 * x_tangent
+
+
+_, tangent = torch.func.jvp(NewCubeJvp.apply, (x.detach(),), (ones,))
+assert torch.allclose(tangent, 3 * x.detach() ** 2)
+jacobian = torch.func.jacfwd(NewCubeJvp.apply)(x.detach())
+assert torch.allclose(jacobian, torch.diag(3 * x.detach() ** 2))
+
+# %%
+# Under torch.func and vmap
+# -------------------------
+#
+# ``it must override the setup_context staticmethod``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a :mod:`torch.func` transform met a Function whose ``forward``
+# takes ``ctx`` (PyTorch's own reentrant checkpointing is one: next entry),
+# or ``grad``, ``vjp``, ``jacrev`` or ``hessian`` met a
+# :func:`torch.library.custom_op`. **Fix:** for a Function, split ``forward``
+# and ``setup_context`` (:ref:`lesson 06 <lesson-extending-rules>`). A custom
+# operator cannot pass these transforms: write that part as a Function
+# (:ref:`lesson 12 <lesson-custom-ops>` says what of :mod:`torch.func` it
+# works with).
+
+message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: Cube.apply(t).sum())(x))
+assert "it must override the setup_context staticmethod" in message
+
+# %%
+# ``torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** one of these four transforms ran code that uses saved-tensor
+# hooks: most often activation checkpointing,
+# :func:`~torch.utils.checkpoint.checkpoint` with ``use_reentrant=False``,
+# inside the transformed function; or ``torch.autograd.graph.saved_tensors_hooks``, or a
+# context manager built on it such as ``torch.autograd.graph.save_on_cpu``,
+# around it. With ``use_reentrant=True``, checkpointing stops at the previous
+# entry's message instead (both below). **Fix:** compute the derivative with
+# :func:`torch.autograd.grad`, which works with both; or keep the transform
+# and leave checkpointing (and the memory it saves) or the hooks out of the
+# transformed code. :ref:`Lesson 14 <lesson-cost>`
+
+from torch.utils.checkpoint import checkpoint
+
+
+def checkpointed_cube_sum(t, reentrant=False):
+    return checkpoint(torch.pow, t, 3, use_reentrant=reentrant).sum()
+
+
+message = message_of(RuntimeError, lambda: torch.func.grad(checkpointed_cube_sum)(x.detach()))
+assert "don't yet support saved tensor hooks" in message
+message = message_of(RuntimeError, lambda: torch.func.grad(checkpointed_cube_sum)(x.detach(), True))
+assert "it must override the setup_context staticmethod" in message
+assert torch.allclose(torch.autograd.grad(checkpointed_cube_sum(x), x)[0], 3 * x**2)
+
+# %%
+# ``During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call in-place operation``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** the function given to a :mod:`torch.func` transform changed in
+# place a tensor captured from outside it (a buffer, a running total), not
+# one passed to it as an argument. **Fix:** pass that tensor as an argument,
+# as the message says (the transform differentiates only the arguments that
+# ``argnums`` names), or make the function pure: return the new value instead
+# of writing it in place. :ref:`Lesson 09 <lesson-torch-func>`
+
+total = torch.zeros(3, dtype=torch.float64)
+
+
+def cube_sum_counted(t):
+    total.add_(t)  # wrong: changes a captured tensor in place
+    return t.pow(3).sum()
+
+
+message = message_of(RuntimeError, lambda: torch.func.grad(cube_sum_counted)(x.detach()))
+assert "attempted to call in-place operation (aten::add_.Tensor)" in message
+
+
+def cube_sum_counting(t, total):
+    total.add_(t)  # an argument: allowed
+    return t.pow(3).sum()
+
+
+grad = torch.func.grad(cube_sum_counting)(x.detach(), total)
+assert torch.allclose(grad, 3 * x**2) and torch.equal(total, x.detach())
+
+# %%
+# ``You tried to vmap over ..., but it does not have vmap support``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``vmap``, ``jacfwd`` or ``hessian`` batched a Function without a
+# vmap rule, such as ``NewCube`` above, or ``jacrev`` batched a ``backward``
+# that calls one (as in the next entry). **Fix:** ``generate_vmap_rule =
+# True``, as ``NewCubeJvp`` sets, or a ``vmap`` staticmethod.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+message = message_of(RuntimeError, lambda: torch.func.vmap(NewCube.apply)(x.detach()))
+assert "does not have vmap support" in message
+
+# %%
+# ``Cannot access data pointer of Tensor that doesn't have storage``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** code that reads a tensor's memory (NumPy, ``.numpy()``, a
+# kernel of your own) ran on a tensor that a :mod:`torch.func` transform
+# wrapped, which has no storage: most often a batched tensor of ``vmap``, in
+# the ``forward`` of a Function with ``generate_vmap_rule = True``.
+# **Fix:** a ``vmap`` staticmethod that calls the Function on the whole
+# batch.
+# :ref:`Lesson 09 <lesson-torch-func>`
+#
+# **Another cause,** with no ``vmap`` at all: :func:`torch.func.grad` or
+# ``jacrev`` ran a Function whose ``backward`` uses NumPy; they call
+# ``backward`` on tensors they wrapped, which have no storage either, and so
+# does a :func:`torch.func.vjp` inside another transform. (A ``vjp`` at the
+# top level calls it on ordinary tensors, and works: below.) A ``vmap`` rule
+# on that Function does not help there. **Fix:** pattern 4
+# (:ref:`lesson 05 <lesson-untracked-backward>`) written with
+# ``setup_context``: the NumPy code in the ``forward`` of a second Function,
+# which the transforms call with ordinary tensors. For ``jacrev``, which
+# batches ``backward`` with ``vmap``, that second Function needs a ``vmap``
+# staticmethod too (a generated rule would run its NumPy on batched tensors).
+# Both are shown after the first case.
+
+
+class NumpyCube(NewCube):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        return torch.as_tensor(x.numpy(force=True) ** 3, device=x.device)
+
+
+class NumpyCubeVmap(NumpyCube):
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return NumpyCubeVmap.apply(x), in_dims[0]  # elementwise: the batch stays put
+
+
+batch = torch.rand(4, 3, dtype=torch.float64)
+message = message_of(RuntimeError, lambda: torch.func.vmap(NumpyCube.apply)(batch))
+assert message == "Cannot access data pointer of Tensor that doesn't have storage"
+assert torch.allclose(torch.func.vmap(NumpyCubeVmap.apply, in_dims=1)(batch), batch.T**3)
+
+
+class CubeNumpyBackward(NewCube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        grad_x = 3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True)
+        return torch.as_tensor(grad_x, device=x.device)
+
+
+class CubeBackwardInNumpy(Function):
+    """The fix, pattern 4: b(g, x) = 3 x**2 g, computed by NumPy in a forward."""
+
+    @staticmethod
+    def forward(x, grad_out):
+        grad_x = 3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True)
+        return torch.as_tensor(grad_x, device=x.device)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx, grad_grad):
+        x, grad_out = ctx.saved_tensors
+        return 6 * x * grad_out * grad_grad, 3 * x**2 * grad_grad
+
+    @staticmethod
+    def vmap(info, in_dims, x, grad_out):
+        """For jacrev: the whole batch at once, its dimension first in both."""
+        x, grad_out = (
+            t.movedim(dim, 0) if dim is not None else t.expand(info.batch_size, *t.shape)
+            for t, dim in zip((x, grad_out), in_dims)
+        )
+        return CubeBackwardInNumpy.apply(x, grad_out), 0
+
+
+class CubeNumpyBackwardFixed(NewCube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return CubeBackwardInNumpy.apply(x, grad_out)
+
+
+def func_grad(function):
+    return torch.func.grad(lambda t: function.apply(t).sum())
+
+
+def vjp_sum(function):
+    """t -> the sum of function's vector-Jacobian product at t, for ones."""
+
+    def total(t):
+        _, vjp_fn = torch.func.vjp(function.apply, t)
+        return vjp_fn(torch.ones_like(t))[0].sum()
+
+    return total
+
+
+point = x.detach()
+message = message_of(RuntimeError, lambda: func_grad(CubeNumpyBackward)(point))
+assert message == "Cannot access data pointer of Tensor that doesn't have storage"
+jacrev_numpy = torch.func.jacrev(CubeNumpyBackward.apply)
+assert message_of(RuntimeError, lambda: jacrev_numpy(point)) == message
+grad_of_vjp = torch.func.grad(vjp_sum(CubeNumpyBackward))
+assert message_of(RuntimeError, lambda: grad_of_vjp(point)) == message
+assert torch.allclose(vjp_sum(CubeNumpyBackward)(point), (3 * point**2).sum())  # at the top
+assert torch.allclose(func_grad(CubeNumpyBackwardFixed)(point), 3 * point**2)
+assert torch.allclose(torch.func.grad(vjp_sum(CubeNumpyBackwardFixed))(point), 6 * point)
+second = torch.func.grad(lambda t: func_grad(CubeNumpyBackwardFixed)(t).sum())(point)
+assert torch.allclose(second, 6 * point)
+jacobian = torch.func.jacrev(CubeNumpyBackwardFixed.apply)(point)
+assert torch.allclose(jacobian, torch.diag(3 * point**2))
+
+# %%
+# ``vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** code that ``vmap`` batches chose a Python branch by a tensor's
+# value (``if``, ``while``, ``and``), which can differ from one element of
+# the batch to the next. In a Function, most
+# often a check in the ``forward`` of a Function with
+# ``generate_vmap_rule = True``, which ``vmap`` runs on batched tensors.
+# **Fix:** for a check, a ``vmap`` staticmethod that calls the Function on
+# the whole batch, whose ``forward`` then sees an ordinary tensor (below); for
+# a computation, both branches and :func:`torch.where`.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+
+class CubeChecked(NewCube):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        if torch.isnan(x).any():  # wrong under vmap: a branch on a value
+            raise ValueError("NaN in the input")
+        return x**3
+
+
+class CubeCheckedVmap(CubeChecked):
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return CubeCheckedVmap.apply(x), in_dims[0]  # forward sees the whole batch
+
+
+message = message_of(RuntimeError, lambda: torch.func.vmap(CubeChecked.apply)(batch))
+assert "data-dependent control flow" in message
+assert torch.allclose(torch.func.vmap(CubeCheckedVmap.apply)(batch), batch**3)
+
+# %%
+# ``vmap: It looks like you're calling .item() on a Tensor``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** as in the entry above, with a tensor turned into a Python number
+# (``.item()``, ``float()``, ``int()``): below, the same check written with
+# ``.item()``. **Fix:** as above; in a computation, keep the value a tensor.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+
+class CubeCheckedItem(CubeChecked):
+    @staticmethod
+    def forward(x):
+        if torch.isnan(x).any().item():  # wrong under vmap: a Python number
+            raise ValueError("NaN in the input")
+        return x**3
+
+
+message = message_of(RuntimeError, lambda: torch.func.vmap(CubeCheckedItem.apply)(batch))
+assert "It looks like you're calling .item() on a Tensor" in message
+
+# %%
+# ``There is a performance drop because we have not yet implemented the batching rule for ...``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# A warning, written from C++ to the standard error at each call. **Cause:**
+# ``vmap`` ran a :func:`torch.library.custom_op` that has no vmap rule, so it
+# called the operator once for each element of the batch. **Fix:**
+# :func:`~torch.library.register_vmap`. :ref:`Lesson 12 <lesson-custom-ops>`,
+# which also shows how to read that stream.
+
+import os
+import tempfile
+
+
+def stderr_of(action):
+    """What C++ writes to the standard error while ``action`` runs."""
+    with tempfile.TemporaryFile(mode="w+") as captured:
+        saved_fd = os.dup(2)
+        os.dup2(captured.fileno(), 2)
+        try:
+            action()
+        finally:
+            os.dup2(saved_fd, 2)
+            os.close(saved_fd)
+        captured.seek(0)
+        return captured.read()
+
+
+said = stderr_of(lambda: torch.func.vmap(numpy_square)(batch))
+print("Warning:", said[said.index("There is") :].split(". ")[0])
+assert "not yet implemented the batching rule for dbw_errors::numpy_square" in said
+numpy_square.register_vmap(lambda info, in_dims, t: (numpy_square(t), in_dims[0]))
+assert not stderr_of(lambda: torch.func.vmap(numpy_square)(batch))
+
+# %%
+# ``has both generate_vmap_rule=True and an overridden vmap staticmethod``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a Function (often a subclass, which inherits the attribute) has
+# both kinds of vmap rule. **Fix:** keep one: set
+# ``generate_vmap_rule = False``, or delete the ``vmap`` staticmethod.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+
+class NumpyCubeBothRules(NumpyCubeVmap):
+    generate_vmap_rule = True
+
+
+message = message_of(RuntimeError, lambda: torch.func.vmap(NumpyCubeBothRules.apply)(batch))
+assert "has both generate_vmap_rule=True and an overridden vmap" in message
+
+# %%
+# ``Expected the vmap staticmethod to have two returns, an output and out_dims``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a ``vmap`` staticmethod returned only its output; it returns the
+# output and ``out_dims``, where the batch dimension is in that output.
+# **Fix:** return both, as ``NumpyCubeVmap`` does.
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+
+class NumpyCubeVmapOneReturn(NumpyCubeVmap):
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return NumpyCubeVmapOneReturn.apply(x)  # wrong: no out_dims
+
+
+message = message_of(RuntimeError, lambda: torch.func.vmap(NumpyCubeVmapOneReturn.apply)(batch))
+assert "Expected the vmap staticmethod to have two returns" in message
+assert torch.allclose(torch.func.vmap(NumpyCubeVmap.apply)(batch), batch**3)
+
+# %%
+# Next, :ref:`lesson 18 <lesson-builtin-operators>`: the built-in operators whose
+# own backward has no derivative, so that double backward stops inside PyTorch.
