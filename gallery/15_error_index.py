@@ -243,7 +243,7 @@ assert "appears to not have been used in the graph" in message
 # :func:`torch.library.custom_op` that has no
 # :func:`~torch.library.register_autograd`: below, ``cube``'s backward calls
 # ``numpy_square``. (In a first pass, the operator that the forward called:
-# :ref:`lesson 16 <lesson-error-index-function>`.) **Fix:** register a
+# :ref:`lesson 17 <lesson-error-index-ops>`.) **Fix:** register a
 # gradient for that operator. :ref:`Lesson 12 <lesson-custom-ops>`
 
 

@@ -287,6 +287,34 @@ class MeanFixed(Mean):
 assert gradcheck(MeanFixed.apply, (x,)) and gradgradcheck(MeanFixed.apply, (x,))
 
 # %%
+# ``backward not multiplied by grad_output``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** ``backward`` returned the derivative itself, not multiplied by
+# the incoming gradient. :func:`~torch.autograd.gradcheck` says so when the
+# output has one element, as a sum or a loss has; with more elements, the
+# same mistake gives a Jacobian mismatch. **Fix:** multiply by ``grad_out``.
+# :ref:`Lesson 01 <lesson-saving-inputs>`
+
+
+class CubeSum(Cube):
+    @staticmethod
+    def forward(ctx, x):
+        return Cube.forward(ctx, x).sum()  # one number
+
+
+class CubeSumForgetsGradOut(CubeSum):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x**2  # the bug: not multiplied by grad_out
+
+
+message = message_of(GradcheckError, lambda: gradcheck(CubeSumForgetsGradOut.apply, (x,)))
+assert message == "backward not multiplied by grad_output"
+assert gradcheck(CubeSum.apply, (x,))  # Cube's backward: 3 * x**2 * grad_out
+
+# %%
 # ``An input that has been returned as-is as output is being saved for backward``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #

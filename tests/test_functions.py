@@ -217,6 +217,9 @@ TABLE = {
     ("15_error_index", "MulSquareNumpy"): (DEMO, None, None),  # gradgradcheck passes: silent
     ("15_error_index", "TwiceFirst"): (DEMO, None, None),  # takes a list: autograd sees no input
     ("16_function_errors", "Cube"): (DOUBLE, apply("Cube"), UNARY),
+    ("16_function_errors", "CubeSum"): (DOUBLE, apply("CubeSum"), UNARY),
+    # Its backward forgets grad_out: gradcheck says "backward not multiplied by grad_output".
+    ("16_function_errors", "CubeSumForgetsGradOut"): (WRONG, apply("CubeSumForgetsGradOut"), UNARY),
     ("16_function_errors", "Scale"): (DOUBLE, apply("Scale", 2.0), UNARY),
     ("16_function_errors", "ScaleMissingNone"): (DEMO, None, None),
     ("16_function_errors", "Power"): (DEMO, None, None),  # returns its input as-is for n == 1
