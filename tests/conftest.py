@@ -175,12 +175,15 @@ display({{"application/json": report(globals(), {stem!r})}}, raw=True)
 
 
 def without_dot(folder: Path) -> dict[str, str]:
-    """An environment whose PATH holds this Python and nothing else: no
-    Graphviz ``dot``, as on a reader's machine with only PyTorch."""
+    """An environment whose PATH holds this Python and a shell, and nothing
+    else: no Graphviz ``dot``, as on a reader's machine with only PyTorch.
+    (The notebook's ``%pip install`` cell runs through ``sh``, which every
+    reader has.)"""
     bin_dir = folder / "bin"
     bin_dir.mkdir()
     for name in ("python", "python3"):
         (bin_dir / name).symlink_to(sys.executable)
+    (bin_dir / "sh").symlink_to(shutil.which("sh"))
     assert shutil.which("dot", path=str(bin_dir)) is None
     return dict(os.environ, PATH=str(bin_dir))
 
