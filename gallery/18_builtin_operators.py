@@ -14,8 +14,9 @@ its own, or "the derivative for 'NAME' is not implemented" when its formula
 says so. The fix is another path to the same value, made of operations that
 can be differentiated twice. Each fix below was checked with double backward
 (``torch.autograd.grad`` twice); :func:`torch.func.hessian` and ``jacfwd``
-also need forward-mode formulas, which the fixes through the matrix products
-of ``cdist`` lack (:ref:`their entry <error-index-forward-ad>`). The entries
+also need a forward-mode formula for every operator on the way, which every
+fix below has except ``cdist`` through matrix products, whose
+``_euclidean_dist`` has none (:ref:`its entry <error-index-forward-ad>`). The entries
 below are not a complete list:
 :ref:`the last section <error-index-more>` prints the backward operators
 whose formula says ``not_implemented``, read from the PyTorch that built
@@ -183,13 +184,18 @@ assert abs(cdist_by_differences()(near, apart).item() - 1e-3) < 1e-6
 
 # %%
 # Where two points coincide (the diagonal of ``cdist(x, x)``), the norm of
-# their difference has second derivatives that are not finite for ``p`` of
-# 1.5, 2 and 2.5 (not for 1 or 3, among those tried below). For ``p=2``, the
-# path through matrix products stays finite there; for any ``p``, so does a
-# smoothed norm of the differences ``d``,
-# ``((d**2 + eps) ** (p / 2)).sum(-1) ** (1 / p)``, at the cost of a distance
-# of ``n ** (1 / p) * eps ** 0.5`` between coincident points of ``n``
-# coordinates.
+# their difference has no derivative, first or second: it is a cone there
+# (for ``p`` above 1, one whose curvature grows without bound as the points
+# approach). What double backward returns at that point is what PyTorch's
+# formulas for the norm give: values that are not finite for ``p`` of 1.5, 2
+# and 2.5, finite ones for 1 and 3 (among those tried below). For ``p=2``, the path through
+# matrix products stays finite there; so does a smoothed norm of the
+# differences ``d``, ``((d**2 + eps) ** (p / 2)).sum(-1) ** (1 / p)``, at the
+# cost of a distance of ``n ** (1 / p) * eps ** 0.5`` between coincident
+# points of ``n`` coordinates. That was measured for ``p`` from 1 to 3 in
+# float64, below. It is no cure for every ``p``: at coincident points its
+# derivatives divide by powers of ``eps``, which overflow for large ``p``,
+# from ``p=4`` in float32 (below).
 
 
 def smoothed(p, eps=1e-12):
@@ -219,6 +225,17 @@ for p in orders:
     assert torch.allclose(smoothed(p)(points, centres), torch.cdist(points, centres, p=p))
     coincident = smoothed(p)(points, points).diagonal()
     assert torch.allclose(coincident, torch.full((4,), 2 ** (1 / p) * 1e-6, dtype=torch.float64))
+
+
+def smoothed_is_finite_in_float32(p):
+    rows = points.detach().float().requires_grad_()
+    (grad,) = torch.autograd.grad(smoothed(p)(rows, rows).sum(), rows, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), rows)[0].isfinite().all()
+
+
+print("smoothed, float32, second derivatives finite for p = 3, 4:")
+print(smoothed_is_finite_in_float32(3.0).item(), smoothed_is_finite_in_float32(4.0).item())
+assert smoothed_is_finite_in_float32(3.0) and not smoothed_is_finite_in_float32(4.0)
 try:  # p=1 has no path through matrix products
     second_derivative_in_points(
         lambda a, b: torch.cdist(a, b, p=1.0, compute_mode="use_mm_for_euclid_dist")
@@ -241,6 +258,17 @@ assert "the derivative for '_cdist_backward' is not implemented" in message
 # targets only padded, as a 2-D tensor (not concatenated in 1-D). It is
 # compared with ``ctc_loss`` through a ``log_softmax``, as ``ctc_loss``
 # expects: its own gradient assumes normalised log-probabilities.
+#
+# Under a transform of :mod:`torch.func` (``grad``, ``jacrev``), pass
+# ``ctc_loss`` its ``input_lengths`` and ``target_lengths`` as tensors: with
+# Python lists, even its first derivative stops with "Cannot access data
+# pointer of Tensor that doesn't have storage" (run below). On a CUDA device,
+# ``ctc_loss`` may take cuDNN's kernel instead, ``_cudnn_ctc_loss``, which
+# this page, built on a CPU, does not run: its backward multiplies the
+# incoming gradient by a gradient computed in the forward pass (:ref:`the
+# section on GPUs <error-index-gpu>`), so double backward there need not stop
+# with this message. Check a second derivative through it with
+# ``gradgradcheck`` on that device, or use the recursion.
 
 ctc_inputs = dict(
     targets=torch.tensor([[1, 1, 2], [3, 1, 0]]),
@@ -302,6 +330,21 @@ def tiny_ctc(log_probs):
 
 assert gradcheck(tiny_ctc, (tiny,)) and gradgradcheck(tiny_ctc, (tiny,))
 
+
+def ctc_under_grad(input_lengths, target_lengths):
+    def loss(log_probs):
+        return F.ctc_loss(log_probs, torch.tensor([[1, 2]]), input_lengths, target_lengths)
+
+    return torch.func.grad(loss)(tiny.detach())
+
+
+message = message_of(RuntimeError, lambda: ctc_under_grad([4], [2]))
+assert "Cannot access data pointer of Tensor that doesn't have storage" in message
+assert torch.allclose(
+    ctc_under_grad(torch.tensor([4]), torch.tensor([2])),
+    torch.autograd.grad(F.ctc_loss(tiny, torch.tensor([[1, 2]]), [4], [2]), tiny)[0],
+)
+
 # %%
 # ``the derivative for '_pdist_backward' is not implemented``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -311,9 +354,9 @@ assert gradcheck(tiny_ctc, (tiny,)) and gradgradcheck(tiny_ctc, (tiny,))
 # distances through ``torch.cdist``: for ``p=2``, ``cdist(x, x,
 # compute_mode="use_mm_for_euclid_dist")``, keeping the pairs above the
 # diagonal that ``torch.triu_indices(n, n, 1)`` lists, in the order of
-# ``pdist``, with the loss of precision of the entry above; for any ``p``, the
-# differences of those pairs of rows and their norm, with the caveat of the
-# entry above for rows that coincide.
+# ``pdist``, with the loss of precision that the ``cdist`` entry shows; for
+# any ``p``, the differences of those pairs of rows and their norm, with the
+# ``cdist`` entry's caveat for rows that coincide.
 
 
 def second_derivative_in_rows(distance):
@@ -401,11 +444,16 @@ assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (ta
 # this page have none: ``cdist``, on either path (so the first fix of its
 # entry fails here), ``pdist``, the CPU flash kernel of attention,
 # ``ctc_loss`` and ``embedding_bag`` (below; the message names the operator
-# met). **Fix:** reverse mode twice, ``torch.func.jacrev(torch.func.jacrev(f))``
-# or :func:`torch.autograd.functional.hessian`, whose default is reverse over
-# reverse; or, to keep :func:`torch.func.hessian`, the other fixes of this
-# page: the distances by differences, the math backend of attention, CTC by
-# its recursion and ``embedding_bag`` by lookup, which pass it (below).
+# met). **Fix:** for ``cdist`` through matrix products, whose only obstacle
+# is forward mode, reverse mode twice:
+# ``torch.func.jacrev(torch.func.jacrev(f))`` or
+# :func:`torch.autograd.functional.hessian`, whose default is reverse over
+# reverse. For the operators themselves that does not help: reverse over
+# reverse is double backward, which stops at their entry's message (run
+# below for ``pdist`` and the default ``cdist``). Their entries' fixes do
+# pass :func:`torch.func.hessian`, as the code below checks: the distances
+# by differences, the math backend of attention, CTC by its recursion and
+# ``embedding_bag`` by lookup.
 
 from functools import partial
 
@@ -425,6 +473,15 @@ assert torch.allclose(
     torch.func.jacrev(torch.func.jacrev(total_distance))(points.detach()), expected
 )
 assert torch.allclose(torch.autograd.functional.hessian(total_distance, points.detach()), expected)
+for operator, function in [
+    ("_pdist_backward", lambda a: torch.pdist(a).sum()),
+    ("_cdist_backward", lambda a: torch.cdist(a, centres).sum()),
+]:
+    message = message_of(
+        NotImplementedError,
+        partial(torch.func.jacrev(torch.func.jacrev(function)), points.detach()),
+    )
+    assert f"the derivative for '{operator}' is not implemented" in message
 
 tiny_targets = dict(targets=torch.tensor([[1, 2]]), input_lengths=[4], target_lengths=[2])
 builtins = [  # (operator the message names, a function of a tensor, the tensor)
@@ -463,8 +520,8 @@ assert attention_hessian.isfinite().all()
 #
 # This page is built on a CPU, but PyTorch's derivative definitions
 # (``tools/autograd/derivatives.yaml`` in its sources, of which an installed
-# PyTorch carries a copy in ``torchgen``) name two more families, and the code
-# below reads them from the PyTorch that built this page:
+# PyTorch carries a copy in ``torchgen``) name more operators of the GPU,
+# and the code below reads them from the PyTorch that built this page:
 #
 # * cuDNN's recurrent networks (``nn.RNN``, ``nn.LSTM``, ``nn.GRU`` on a CUDA
 #   device): every derivative of ``_cudnn_rnn_backward`` is
@@ -475,10 +532,18 @@ assert attention_hessian.isfinite().all()
 #   memory-efficient, cuDNN), like the CPU one above: their backward
 #   operators have no derivative formula. Unlike on the CPU, dropout in
 #   training mode does not send attention to the path of ordinary
-#   operations there: in PyTorch's sources, the conditions for choosing the
-#   CUDA flash and memory-efficient kernels say nothing of dropout
-#   (``aten/src/ATen/native/transformers/cuda/sdp_utils.cpp``). The math
-#   backend is the fix there too, with dropout or without.
+#   operations there: in PyTorch's sources
+#   (``aten/src/ATen/native/transformers/cuda/sdp_utils.cpp``), dropout
+#   only steers the choice between fused kernels (the flash kernel declines
+#   it for heads wider than 224 on some GPUs, and the memory-efficient one
+#   takes over). The math backend is the fix there too, with dropout or
+#   without. These kernels do not take float64, in which attention runs on
+#   the math path: a ``gradgradcheck`` in float64 on a GPU passes without
+#   meeting them, so test double backward through attention in the dtype
+#   that training uses.
+# * cuDNN's CTC kernel (``_cudnn_ctc_loss``): its formula, printed below,
+#   multiplies the incoming gradient by ``result1``, a gradient that the
+#   kernel computed in the forward pass.
 #
 # The same file confirms what the built-in entries above met: the backward
 # operators of the attention kernels and of CTC have no derivative formula of
@@ -514,6 +579,9 @@ for forward in (
 for forward, backward in backward_of.items():
     print(f"{forward} -> {backward}: derivative formula of its own: {backward in entries}")
     assert backward not in entries
+cudnn_ctc = entries["_cudnn_ctc_loss"]
+print("_cudnn_ctc_loss:", cudnn_ctc)
+assert cudnn_ctc == ["log_probs: _cudnn_ctc_loss_backward(grad, result0, result1, zero_infinity)"]
 for backward in ("_cdist_backward", "_pdist_backward"):
     print(f"{backward}:", entries[backward])
     assert all("not_implemented" in line for line in entries[backward])
@@ -524,11 +592,15 @@ for backward in ("_cdist_backward", "_pdist_backward"):
 # More operators without a second derivative
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# Every backward operator whose formula says ``not_implemented`` for at least
-# one of its inputs, in this build's PyTorch: double backward through the
-# operator it belongs to may stop there. A name on it is a place to look, not
-# a verdict: the formula may concern only an input that needs no gradient in
-# practice (the saved statistics of ``native_layer_norm_backward``).
+# Every operator named as a backward (``backward`` in its name) whose formula
+# says ``not_implemented`` for at least one of its inputs, in this build's
+# PyTorch: double backward through the operator it belongs to may stop
+# there. A name on it is a place to look, not a verdict: the formula may
+# concern only an input that needs no gradient in practice (the saved
+# statistics of ``native_layer_norm_backward``). A first derivative named
+# otherwise escapes the list: ``_standard_gamma_grad``, which the gradient
+# of a sample of ``torch.distributions.Gamma`` calls, has no derivative, and
+# double backward through ``Gamma(...).rsample()`` stops there (run below).
 
 not_implemented = sorted(
     name
@@ -537,6 +609,13 @@ not_implemented = sorted(
 )
 print(", ".join(not_implemented))
 assert {"_cdist_backward", "_pdist_backward", "_embedding_bag_backward"} <= set(not_implemented)
+
+concentration = torch.tensor([2.0, 3.0], dtype=torch.float64, requires_grad=True)
+sample = torch.distributions.Gamma(concentration, torch.ones(2, dtype=torch.float64)).rsample()
+(grad,) = torch.autograd.grad(sample.sum(), concentration, create_graph=True)
+message = message_of(NotImplementedError, lambda: torch.autograd.grad(grad.sum(), concentration))
+assert "the derivative for '_standard_gamma_grad' is not implemented" in message
+assert "_standard_gamma_grad" not in not_implemented
 
 # %%
 # An operator whose backward has no formula at all, as for attention and CTC
