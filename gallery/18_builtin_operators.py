@@ -15,8 +15,9 @@ says so. The fix is another path to the same value, made of operations that
 can be differentiated twice. Each fix below was checked with double backward
 (``torch.autograd.grad`` twice); :func:`torch.func.hessian` and ``jacfwd``
 also need a forward-mode formula for every operator on the way, which every
-fix below has except ``cdist`` through matrix products, whose
-``_euclidean_dist`` has none (:ref:`its entry <error-index-forward-ad>`). The entries
+fix below has except the distances through the matrix products of ``cdist``
+(for ``pdist`` too), whose ``_euclidean_dist`` has none (:ref:`its entry
+<error-index-forward-ad>`). The entries
 below are not a complete list:
 :ref:`the last section <error-index-more>` prints the backward operators
 whose formula says ``not_implemented``, read from the PyTorch that built
@@ -444,8 +445,8 @@ assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (ta
 # this page have none: ``cdist``, on either path (so the first fix of its
 # entry fails here), ``pdist``, the CPU flash kernel of attention,
 # ``ctc_loss`` and ``embedding_bag`` (below; the message names the operator
-# met). **Fix:** for ``cdist`` through matrix products, whose only obstacle
-# is forward mode, reverse mode twice:
+# met). **Fix:** for the distances through the matrix products of ``cdist``,
+# whose only obstacle is forward mode, reverse mode twice:
 # ``torch.func.jacrev(torch.func.jacrev(f))`` or
 # :func:`torch.autograd.functional.hessian`, whose default is reverse over
 # reverse. For the operators themselves that does not help: reverse over
