@@ -451,7 +451,8 @@ assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (ta
 # :func:`torch.autograd.functional.hessian`, whose default is reverse over
 # reverse. For the operators themselves that does not help: reverse over
 # reverse is double backward, which stops at their entry's message (run
-# below for ``pdist`` and the default ``cdist``). Their entries' fixes do
+# below with :func:`torch.autograd.functional.hessian`, for ``pdist`` and the
+# default ``cdist``). Their entries' fixes do
 # pass :func:`torch.func.hessian`, as the code below checks: the distances
 # by differences, the math backend of attention, CTC by its recursion and
 # ``embedding_bag`` by lookup.
@@ -480,7 +481,7 @@ for operator, function in [
 ]:
     message = message_of(
         NotImplementedError,
-        partial(torch.func.jacrev(torch.func.jacrev(function)), points.detach()),
+        partial(torch.autograd.functional.hessian, function, points.detach()),
     )
     assert f"the derivative for '{operator}' is not implemented" in message
 

@@ -543,3 +543,20 @@ def test_a_cards_terms_are_read_in_its_lessons_opening(tmp_path):
     gallery.unlink()
     (error,) = catalogs.check(["zh_CN"], True, docs, locale)
     assert "'forward' is translated as '前向'" in error
+
+
+def test_pytorchs_message_in_a_heading_is_glossed_in_chinese(tmp_path):
+    """The paragraph under a heading that quotes PyTorch's English message
+    says in Chinese what it means; elsewhere no gloss is asked for."""
+    base = tmp_path / "zh_CN" / "LC_MESSAGES" / "lessons"
+    heading = ("``element 0 of tensors does not require grad``",) * 2
+    below = "**Cause:** the gradient has no graph."
+    glossed = write_po(base / "15_a.po", [heading, (below, "**含义**：没有计算图。**原因**：梯度没有计算图。")], SIGNED)  # fmt: skip
+    assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []
+    write_po(glossed, [heading, (below, "**原因**：梯度没有计算图。")], SIGNED)
+    (error,) = catalogs.check(["zh_CN"], True, tmp_path, tmp_path)
+    assert error.startswith(f"{glossed}:{polib.pofile(str(glossed))[1].linenum}: under PyTorch")
+    write_po(
+        glossed, [("Plain prose.", "普通的文字。"), (below, "**原因**：梯度没有计算图。")], SIGNED
+    )
+    assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []

@@ -10,6 +10,7 @@ naming file and line.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import re
 import subprocess
@@ -440,6 +441,22 @@ def pofilter_problems(path: Path, catalog: polib.POFile, lang: str) -> list[str]
     return problems
 
 
+# A heading of the error pages that quotes PyTorch's message: one inline literal.
+_MESSAGE_HEADING = re.compile(r"``[^`]+``")
+GLOSS = "**含义**："
+
+
+def gloss_problems(path: Path, entries: list[polib.POEntry]) -> list[str]:
+    """PyTorch's messages stay English in the error pages' headings; the Chinese
+    of the paragraph under each begins its explanation with a gloss, GLOSS."""
+    return [
+        f"{rel(path)}:{below.linenum}: under PyTorch's message {heading.msgid}, "
+        f"say what it means in Chinese: {GLOSS}…"
+        for heading, below in itertools.pairwise(entries)
+        if _MESSAGE_HEADING.fullmatch(heading.msgid) and below.msgstr and GLOSS not in below.msgstr
+    ]
+
+
 def check(
     langs: list[str],
     finished: bool = True,
@@ -482,6 +499,8 @@ def check(
                 continue
             errors += warnings  # msgfmt's: a header left unsigned
             errors += pofilter_problems(path, catalog, lang)
+            if style:
+                errors += gloss_problems(path, [e for e in catalog if not e.obsolete])
             fuzzy, untranslated = catalog.fuzzy_entries(), catalog.untranslated_entries()
             if fuzzy or untranslated:
                 errors.append(
