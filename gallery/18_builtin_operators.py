@@ -12,13 +12,13 @@ message that names the operator's backward: "derivative for aten::NAME is
 not implemented" when that backward operator has no derivative formula of
 its own, or "the derivative for 'NAME' is not implemented" when its formula
 says so. The fix is another path to the same value, made of operations that
-can be differentiated twice. Each fix below was checked with double backward
-(``torch.autograd.grad`` twice); :func:`torch.func.hessian` and ``jacfwd``
-also need a forward-mode formula for every operator on the way, which every
-fix below has except the distances through the matrix products of ``cdist``
-(for ``pdist`` too), whose ``_euclidean_dist`` has none (:ref:`its entry
-<error-index-forward-ad>`). The entries
-below are not a complete list:
+can be differentiated twice. Each operator's fix below was checked with
+double backward (``torch.autograd.grad`` twice) and with
+:func:`torch.func.hessian`, which also needs a forward-mode formula for every
+operator on the way: every fix has one except the distances through the
+matrix products of ``cdist`` (and so of ``pdist``), whose ``_euclidean_dist``
+has none (:ref:`its entry <error-index-forward-ad>`). The entries below are
+not a complete list:
 :ref:`the last section <error-index-more>` prints the backward operators
 whose formula says ``not_implemented``, read from the PyTorch that built
 this page, and runs more operators whose backward has no formula at all.
@@ -139,7 +139,7 @@ with sdpa_kernel(SDPBackend.MATH):
 # ``the derivative for '_cdist_backward' is not implemented``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** ``torch.cdist`` computed the distances with its own kernel, whose
+# **Cause:** ``torch.cdist`` computes the distances with its own kernel, whose
 # backward has no derivative: always for ``p`` other than 2, and for ``p=2``
 # unless it takes its path through matrix products, which
 # ``compute_mode="use_mm_for_euclid_dist"`` forces (the default mode takes it
