@@ -67,7 +67,7 @@ def linear_grads(needs, input, weight, bias, grad_out):
     return grad_input, grad_weight, grad_bias
 
 
-# With only the input's gradient asked for, the helper never reads the input.
+# When only the input needs a gradient, the helper never reads the input.
 g_rows = torch.ones(2, 5, 2)
 assert linear_grads((True, False, False), None, torch.ones(2, 3), None, g_rows)[1:] == (None, None)
 
@@ -123,6 +123,11 @@ b = torch.randn(2, requires_grad=True)
 out = LinearFunction.apply(data, w, b)
 print("needs_input_grad:", out.grad_fn.needs_input_grad)
 assert out.grad_fn.needs_input_grad == (False, True, True)
+skipped = linear_grads(out.grad_fn.needs_input_grad, data, w, b, torch.ones(5, 2))
+assert (
+    skipped[0] is None
+    and linear_grads((True, True, True), data, w, b, torch.ones(5, 2))[0] is not None
+)
 
 # %%
 # A module around the Function
@@ -388,9 +393,10 @@ assert not torch.allclose(marked_step, ref_step)
 # along, and the mark took it away.
 # ``LinearFunctionDD`` is the same Function without the mark. It passes
 # :func:`~torch.autograd.gradgradcheck`, which confirms that second derivative,
-# and both penalties above now agree with ``F.linear`` and ``nn.Linear``. It is the final
-# ``Linear.function``, the one to copy: the same critic, unchanged, now
-# passes the penalty's gradient to its last weight.
+# and both penalties above now agree with ``F.linear`` and ``nn.Linear``. It
+# becomes ``Linear.function``: the same critic, unchanged, now passes the
+# penalty's gradient to its last weight. To copy it, take
+# ``LinearFunction``'s ``forward`` with this ``backward``, without the mark.
 #
 # Hence the rule: never mark a ``backward`` that autograd can differentiate;
 # mark only one that it cannot, such as one that runs NumPy.
