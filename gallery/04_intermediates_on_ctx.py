@@ -106,9 +106,11 @@ assert "does not require grad and does not have a grad_fn" in error
 # ------------------------------------------------
 #
 # A second pass misses the terms through the values on ``ctx``. Only a
-# variable the Function's input depends on has such terms: it can be silently
-# wrong if ``grad_x`` reaches it another way, and is unreached otherwise.
-# Others come out right. Take
+# variable the Function's input depends on has such terms. If anything else
+# in the loss reaches it (another path through ``grad_x``, or another term of
+# the loss), its gradient is silently wrong. Only when nothing else reaches it
+# is it unreached: :func:`torch.autograd.grad` raises, and ``.backward()``
+# leaves its ``.grad`` at ``None``. Other variables come out right. Take
 # :math:`L = \frac{1}{2} \sum \sinh(x)^2`, whose incoming gradient is
 # :math:`\sinh(x)`:
 #
@@ -138,11 +140,14 @@ assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 # No error, no warning: the term :math:`\sinh(x)^2`, from differentiating
 # :math:`\cosh(x)` inside ``backward``, is missing.
 #
-# In this :ref:`gradient penalty <gradient-penalty>` on
-# :math:`v \sinh(w x + c)`, ``w`` reaches ``grad_x`` through the chain rule's
-# factor :math:`w` and is silently wrong; ``v``, only through the incoming
-# gradient, is right. ``c`` is not reached: :func:`torch.autograd.grad`
-# raises, and ``.backward()`` silently leaves ``c.grad`` at ``None``.
+# Take a :ref:`gradient penalty <gradient-penalty>` (the squared norm of a
+# gradient, as in WGAN-GP) on :math:`v \sinh(w x + c)`. ``w`` reaches
+# ``grad_x`` through the chain rule's factor :math:`w` and is silently wrong;
+# ``v``, only through the incoming gradient, is right. Nothing else in the
+# penalty reaches ``c``: for the penalty alone, :func:`torch.autograd.grad`
+# raises, and ``.backward()`` silently leaves ``c.grad`` at ``None``. A
+# training step adds the penalty to the critic's loss, which uses ``c``. Then
+# ``c.grad`` is a number that silently lacks the penalty's part.
 # PyTorch's own tracker describes this trap in
 # `pytorch/pytorch#58509 <https://github.com/pytorch/pytorch/issues/58509>`__
 # and `#76185 <https://github.com/pytorch/pytorch/issues/76185>`__.
@@ -164,6 +169,14 @@ def penalty_grads(sinh):
     return v.grad, w.grad, c.grad
 
 
+def step_grad_c(sinh):
+    """c.grad after one .backward() of the critic's loss plus the penalty."""
+    v.grad = w.grad = c.grad = x.grad = None
+    critic = v * sinh(w * x + c)
+    (-critic.mean() + penalty(sinh)).backward()
+    return c.grad
+
+
 (v_on_ctx, w_on_ctx, c_on_ctx), (v_ref, w_ref, c_ref) = map(
     penalty_grads, (SinhOnCtx.apply, torch.sinh)
 )
@@ -176,6 +189,8 @@ try:
 except RuntimeError as err:
     unreached = str(err)
 print("torch.autograd.grad for c, SinhOnCtx:", unreached)
+c_step_on_ctx, c_step_ref = step_grad_c(SinhOnCtx.apply), step_grad_c(torch.sinh)
+print("c.grad, critic's loss + penalty, SinhOnCtx:", c_step_on_ctx, "| torch.sinh:", c_step_ref)
 cosh, sinh = torch.cosh(w * x + c).detach(), torch.sinh(w * x + c).detach()
 assert torch.allclose(v_ref, (2 * v * w**2 * cosh**2).sum())
 assert torch.allclose(w_ref, (2 * v**2 * w * cosh**2 + 2 * v**2 * w**2 * cosh * sinh * x).sum())
@@ -183,7 +198,10 @@ assert torch.allclose(w_on_ctx, (2 * v**2 * w * cosh**2).sum())  # cosh(w x + c)
 assert torch.allclose(v_on_ctx, v_ref) and not torch.allclose(w_on_ctx, w_ref)  # the contrast
 assert c_on_ctx is None and torch.allclose(c_ref, (2 * v**2 * w**2 * cosh * sinh).sum())
 assert "appears to not have been used in the graph" in unreached
-x.grad = None
+c_critic = -(v * cosh).mean()  # the critic's loss alone
+assert torch.allclose(c_step_on_ctx, c_critic)  # a number, without the penalty's part
+assert torch.allclose(c_step_ref, c_critic + c_ref) and not torch.allclose(c_step_on_ctx, c_step_ref)
+v.grad = w.grad = c.grad = x.grad = None
 
 # %%
 # The graph: grad_x is cut off from x
@@ -232,7 +250,7 @@ class SinhSavedIntermediates(torch.autograd.Function):
 
 
 saved = SinhSavedIntermediates.apply(x).grad_fn.saved_tensors
-assert all(t.grad_fn is None for t in saved)  # as on ctx: constants
+assert not any(t.requires_grad for t in saved)  # as on ctx: constants
 assert gradcheck(SinhSavedIntermediates.apply, inputs)
 try:
     gradgradcheck(SinhSavedIntermediates.apply, inputs)
@@ -305,8 +323,10 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 # * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
 #   :func:`~torch.autograd.gradgradcheck` fails.
 # * A second pass misses the terms through the values on ``ctx``: only
-#   variables the Function's input depends on can be silently wrong, or
-#   unreached (``.grad`` left at ``None``).
+#   variables the Function's input depends on can be wrong. Their gradient is
+#   silently wrong whenever anything else in the loss reaches them; only when
+#   nothing else does are they unreached (an error, or ``.grad`` left at
+#   ``None``).
 # * The fix is :ref:`pattern 3 <lesson-saving-intermediates>`: return them as
 #   outputs, or compute them again in ``backward``. Only an intermediate whose
 #   derivative is zero, such as a mask or indices, is safe to save as it is.
