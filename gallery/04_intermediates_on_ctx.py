@@ -200,7 +200,8 @@ assert c_on_ctx is None and torch.allclose(c_ref, (2 * v**2 * w**2 * cosh * sinh
 assert "appears to not have been used in the graph" in unreached
 c_critic = -(v * cosh).mean()  # the critic's loss alone
 assert torch.allclose(c_step_on_ctx, c_critic)  # a number, without the penalty's part
-assert torch.allclose(c_step_ref, c_critic + c_ref) and not torch.allclose(c_step_on_ctx, c_step_ref)
+assert torch.allclose(c_step_ref, c_critic + c_ref)  # the critic's part and the penalty's
+assert not torch.allclose(c_step_on_ctx, c_step_ref)
 v.grad = w.grad = c.grad = x.grad = None
 
 # %%
@@ -381,6 +382,54 @@ def changes_grad_out(call, x):
     return not all(map(torch.equal, grads, before))
 
 
+def saved_constants(node):
+    """The floating-point tensors that a Function's node saved and that do not require grad."""
+    saved = [t for t in node.saved_tensors if torch.is_tensor(t)]
+    return [t for t in saved if t.is_floating_point() and not t.requires_grad]
+
+
+def extra_outputs_fail(node, x):
+    """Whether node's Function has extra outputs, and fails gradcheck with all of them."""
+    try:
+        apply = node._forward_cls.apply  # the Function itself, when a wrapper was given
+        outs = apply(x)
+        return isinstance(outs, tuple) and not gradcheck(apply, (x,), raise_exception=False)
+    except Exception:  # a Function that takes more than x: no diagnosis
+        return False
+
+
+def cut_off(call, x):
+    """Whether the gradient that backward returns, under create_graph=True, has no path to x."""
+    try:
+        outs = call(x)
+        outs = [t for t in (outs if isinstance(outs, tuple) else (outs,)) if t.requires_grad]
+        grads = [torch.ones_like(t, requires_grad=True) for t in outs]
+        (grad_x,) = torch.autograd.grad(outs, x, grads, create_graph=True)
+        if grad_x.grad_fn is None:
+            return True
+        return torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
+    except Exception:  # gradgradcheck's own message says enough
+        return False
+
+
+def cause(call, node, x, order, reason):
+    """The usual cause of a failed gradcheck, as a clause to add to its message."""
+    extra = "backward's term for the extra output's gradient is missing or wrong: it must add"
+    extra += " that gradient times the extra output's derivative (lesson 03)"
+    if order == "first":
+        return f"; {extra}" if "for output" in reason and "for output 0 " not in reason else ""
+    if saved_constants(node):
+        constant = "a tensor saved in forward does not require grad: computed in forward and"
+        constant += " not returned, detached, or marked non-differentiable, it is a constant to"
+        return f"; {constant} autograd. Save x, or the sigmoid returned as an output (lesson 03)"
+    if extra_outputs_fail(node, x):
+        return f"; {extra}"
+    if cut_off(call, x):
+        lost = "the gradient that backward returns has no path back to x: part of backward"
+        return f"; {lost} is detached, runs under torch.no_grad or is once_differentiable"
+    return ""
+
+
 def check_softplus(function):
     """Return quietly if ``function`` is softplus, with both derivatives right, no tensor on ctx.
 
@@ -432,6 +481,7 @@ def check_softplus(function):
                     if "with respect to input" in reason and order == "second":
                         reason += " (input 0 is x, the others are the incoming gradients)"
                     message = f"the {order} derivative fails {test.__name__} {where}{used}"
+                    reason += cause(fn, out.grad_fn, x, order, reason)
                     raise AssertionError(f"{message}: {reason}") from None
 
 
