@@ -108,8 +108,8 @@ assert "does not require grad and does not have a grad_fn" in error
 # A second pass misses the terms through the values on ``ctx``. Only a
 # variable the Function's input depends on has such terms. If anything else
 # in the loss reaches it (another path through ``grad_x``, or another term of
-# the loss), its gradient is silently wrong. Only when nothing else reaches it
-# is it unreached: :func:`torch.autograd.grad` raises, and ``.backward()``
+# the loss), its gradient silently lacks them. Only when nothing else reaches
+# it is it unreached: :func:`torch.autograd.grad` raises, and ``.backward()``
 # leaves its ``.grad`` at ``None``. Other variables come out right. Take
 # :math:`L = \frac{1}{2} \sum \sinh(x)^2`, whose incoming gradient is
 # :math:`\sinh(x)`:
@@ -324,9 +324,9 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 # * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
 #   :func:`~torch.autograd.gradgradcheck` fails.
 # * A second pass misses the terms through the values on ``ctx``: only
-#   variables the Function's input depends on can be wrong. Their gradient is
-#   silently wrong whenever anything else in the loss reaches them; only when
-#   nothing else does are they unreached (an error, or ``.grad`` left at
+#   variables the Function's input depends on have such terms. Their gradient
+#   silently lacks them whenever anything else in the loss reaches them; only
+#   when nothing else does are they unreached (an error, or ``.grad`` left at
 #   ``None``).
 # * The fix is :ref:`pattern 3 <lesson-saving-intermediates>`: return them as
 #   outputs, or compute them again in ``backward``. Only an intermediate whose
