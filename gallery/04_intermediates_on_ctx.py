@@ -105,12 +105,10 @@ assert "does not require grad and does not have a grad_fn" in error
 # In real code: a silently wrong second derivative
 # ------------------------------------------------
 #
-# A second pass misses the terms through the values on ``ctx``. Only a
-# variable the Function's input depends on has such terms. If anything else
-# in the loss reaches it (another path through ``grad_x``, or another term of
-# the loss), its gradient silently lacks them. Only when nothing else reaches
-# it is it unreached: :func:`torch.autograd.grad` raises, and ``.backward()``
-# leaves its ``.grad`` at ``None``. Other variables come out right. Take
+# A second pass misses the terms through the values on ``ctx``, which only
+# variables the Function's input depends on have. Such a variable's gradient
+# silently lacks them if anything else in the loss reaches it; otherwise it is
+# unreached. Others come out right. Take
 # :math:`L = \frac{1}{2} \sum \sinh(x)^2`, whose incoming gradient is
 # :math:`\sinh(x)`:
 #
@@ -143,11 +141,11 @@ assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 # Take a :ref:`gradient penalty <gradient-penalty>` (the squared norm of a
 # gradient, as in WGAN-GP) on :math:`v \sinh(w x + c)`. ``w`` reaches
 # ``grad_x`` through the chain rule's factor :math:`w` and is silently wrong;
-# ``v``, only through the incoming gradient, is right. Nothing else in the
-# penalty reaches ``c``: for the penalty alone, :func:`torch.autograd.grad`
-# raises, and ``.backward()`` silently leaves ``c.grad`` at ``None``. A
-# training step adds the penalty to the critic's loss, which uses ``c``. Then
-# ``c.grad`` is a number that silently lacks the penalty's part.
+# ``v``, only through the incoming gradient, is right. The penalty alone does
+# not reach ``c``: :func:`torch.autograd.grad` raises, and ``.backward()``
+# silently leaves ``c.grad`` at ``None``. A training step adds the penalty to
+# the critic's loss, which uses ``c``: then ``c.grad`` silently lacks the
+# penalty's part.
 # PyTorch's own tracker describes this trap in
 # `pytorch/pytorch#58509 <https://github.com/pytorch/pytorch/issues/58509>`__
 # and `#76185 <https://github.com/pytorch/pytorch/issues/76185>`__.
@@ -231,9 +229,8 @@ make_dot((grad_x, x, out), params={"x": x, "grad_out": grad_out, "grad_x": grad_
 # ---------------------------------
 #
 # :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` keeps a
-# tensor's ``grad_fn``, and one computed in ``forward`` has none: ``forward``
-# runs with grad mode off. Saving the exponentials
-# without returning them fails the same way.
+# tensor's ``grad_fn``, and one computed in ``forward`` has none. Saving the
+# exponentials without returning them fails the same way.
 
 
 class SinhSavedIntermediates(torch.autograd.Function):
@@ -269,9 +266,8 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 #
 # Treating an intermediate as a constant is exact when its derivative with
 # respect to the inputs is zero: a mask such as ``x > 0``, the indices of a
-# maximum or a sort, a dropout mask drawn at random. Such an intermediate may
-# be saved as it is. A ReLU that saves its mask, and a maximum along the last
-# dimension that saves its indices, pass
+# maximum or a sort, a dropout mask drawn at random. A ReLU that saves its
+# mask, and a maximum along the last dimension that saves its indices, pass
 # :func:`~torch.autograd.gradgradcheck`, where the saved exponentials above
 # fail it. Anything else computed from the inputs must become an output, or be
 # computed again in ``backward``.
@@ -323,11 +319,8 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 #   constants to autograd.
 # * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
 #   :func:`~torch.autograd.gradgradcheck` fails.
-# * A second pass misses the terms through the values on ``ctx``: only
-#   variables the Function's input depends on have such terms. Their gradient
-#   silently lacks them whenever anything else in the loss reaches them; only
-#   when nothing else does are they unreached (an error, or ``.grad`` left at
-#   ``None``).
+# * Only variables the Function's input depends on miss terms in a second
+#   pass: silently, if anything else in the loss reaches them.
 # * The fix is :ref:`pattern 3 <lesson-saving-intermediates>`: return them as
 #   outputs, or compute them again in ``backward``. Only an intermediate whose
 #   derivative is zero, such as a mask or indices, is safe to save as it is.

@@ -191,11 +191,11 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 # The cure: the backward is a Function too
 # ----------------------------------------
 #
-# Autograd cannot look inside NumPy, but it can call a ``backward`` that we
-# write. So :math:`b(g, x) = 3x^2 g`, the function that double backward
-# differentiates (:ref:`lesson 01 <backward-as-a-function>`), becomes a
-# second Function. Its own backward returns the derivatives with respect to
-# both of its inputs, given the gradient :math:`\bar{b}` of its result:
+# The function that double backward differentiates
+# (:ref:`lesson 01 <backward-as-a-function>`), :math:`b(g, x) = 3x^2 g`,
+# becomes a second Function. Its own backward returns the derivatives with
+# respect to both of its inputs, given the gradient :math:`\bar{b}` of its
+# result:
 #
 # .. math::
 #
@@ -334,7 +334,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 
 def elementwise_ops(run, *args):
-    """The elementwise operations (exp, mul and the like) that run(*args) has PyTorch compute."""
+    """The elementwise operations (exp, mul and the like) that PyTorch computes during run."""
     ops = []
 
     class Record(TorchDispatchMode):
