@@ -418,8 +418,8 @@ def cause(call, node, x, order, reason):
     if extra_outputs_fail(node, x):
         return f"; {extra}"
     if cut_off(call, x):
-        lost = "the gradient that backward returns has no path back to x: part of backward"
-        return f"; {lost} is detached, runs under torch.no_grad or is once_differentiable"
+        lost = "the gradient that backward returns has no path back to x: backward detaches"
+        return f"; {lost} a tensor, runs under torch.no_grad, or is marked once_differentiable"
     return ""
 
 
