@@ -230,6 +230,10 @@ def _softplus(ns):
         (sigmoid,) = ctx.saved_tensors
         return grad_out * sigmoid
 
+    def of_detached_input(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.sigmoid(x.detach())
+
     with_sigmoid = ns["SoftplusWithSigmoid"]
 
     def mark_sigmoid(ctx, x):
@@ -237,10 +241,21 @@ def _softplus(ns):
         ctx.mark_non_differentiable(sigmoid)  # "the user never uses it"
         return out, sigmoid
 
+    def save_a_second_sigmoid(ctx, x):
+        ctx.save_for_backward(torch.sigmoid(x))  # equal to the output, but an intermediate
+        return torch.nn.functional.softplus(x), torch.sigmoid(x)
+
+    def forget(ctx, grad_out, grad_sigmoid):
+        return with_sigmoid.backward(ctx, grad_out, torch.zeros_like(grad_sigmoid))
+
+    marked = _variant(with_sigmoid, forward=mark_sigmoid)
+    forgetful = _variant(with_sigmoid, backward=forget)
+    constant = "a tensor saved in forward does not require grad"
     return {
-        "the extra output (the sigmoid) marked non-differentiable": (
-            _variant(with_sigmoid, forward=mark_sigmoid),
-            "non-differentiable",
+        "the extra output (the sigmoid) marked non-differentiable": (marked, "non-differentiable"),
+        "the extra output marked non-differentiable, through the wrapper": (
+            lambda x: marked.apply(x)[0],
+            "marked non-differentiable",
         ),
         "the sigmoid kept on ctx (the lesson's bug)": (
             _variant(s, on_ctx, lambda ctx, grad_out: grad_out * ctx.sigmoid),
@@ -248,7 +263,23 @@ def _softplus(ns):
         ),
         "the sigmoid saved without being an output": (
             _variant(s, saved_intermediate, times_saved),
-            "second derivative",
+            constant,
+        ),
+        "a second sigmoid saved, another returned": (
+            _variant(with_sigmoid, forward=save_a_second_sigmoid),
+            constant,
+        ),
+        "the gradient of the extra output dropped, the Function itself": (
+            forgetful,
+            "the extra output's gradient is missing",
+        ),
+        "the gradient of the extra output dropped, through the wrapper": (
+            lambda x: forgetful.apply(x)[0],
+            "the extra output's gradient is missing",
+        ),
+        "the sigmoid of x.detach() in backward": (
+            _variant(s, backward=of_detached_input),
+            "no path back to x",
         ),
     }
 
@@ -290,6 +321,35 @@ def _exp_numpy(ns):
 
         return _variant(s, backward=backward)
 
+    def save_detached_input(ctx, x):
+        x = x.detach()  # "NumPy needs it detached"
+        ctx.save_for_backward(x)
+        return torch.as_tensor(np.exp(x.numpy()))
+
+    def from_input(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return _ExpNumpyGradFromInput.apply(grad_out, x)
+
+    def save_a_second_tensor(ctx, x):
+        result = np.exp(x.detach().numpy())
+        ctx.save_for_backward(torch.as_tensor(result))  # equal to the output, but an intermediate
+        return torch.as_tensor(result)
+
+    def detached_result(ctx, grad_out):
+        (result,) = ctx.saved_tensors
+        return grad_function.apply(grad_out, result.detach())
+
+    def torch_forward(ctx, x):
+        result = torch.exp(x)
+        ctx.save_for_backward(result)
+        return result
+
+    def torch_product(ctx, grad_out, result):
+        ctx.save_for_backward(grad_out, result)
+        return grad_out * result
+
+    constant = "a tensor saved in forward does not require grad"
+
     return {
         "a backward in NumPy, not a second Function": (
             _variant(s, backward=numpy_backward),
@@ -314,6 +374,26 @@ def _exp_numpy(ns):
         "a second Function that saves detached tensors": (
             calling(_variant(grad_function, forward=saves_detached)),
             "third derivative",
+        ),
+        "x detached before it is saved, then a second Function of x": (
+            _variant(s, save_detached_input, from_input),
+            constant,
+        ),
+        "a second tensor over the NumPy result saved, not the output": (
+            _variant(s, forward=save_a_second_tensor),
+            constant,
+        ),
+        "the second Function called on the saved output, detached": (
+            _variant(s, backward=detached_result),
+            "called on tensors that require grad",
+        ),
+        "forward in PyTorch operations, not NumPy": (
+            _variant(s, forward=torch_forward),
+            "forward computes with PyTorch (aten.exp)",
+        ),
+        "the second Function's forward in PyTorch operations, not NumPy": (
+            calling(_variant(grad_function, forward=torch_product)),
+            "the second Function's forward) computes with PyTorch (aten.mul)",
         ),
     }
 
