@@ -132,7 +132,35 @@ assert "does not require grad and does not have a grad_fn" in message
 assert torch.allclose(second_derivative(Cube.apply), 6 * x)  # the fix: 6x, from x**3
 
 # %%
-# **Another cause:** ``create_graph=True`` was passed, but ``backward`` used
+# **Another cause:** the forward ran under ``torch.no_grad()`` or
+# ``torch.inference_mode()``, as in an evaluation loop that computes a
+# physics residual or a gradient penalty, so autograd recorded nothing.
+# **Fix:** wrap that computation in ``torch.enable_grad()``. Inside
+# ``inference_mode`` that is not enough: use ``torch.inference_mode(False)``
+# instead, and there clone an input that was made under inference mode, since
+# such a tensor cannot be made to require grad (its own message, below).
+
+tanh_second = second_derivative(torch.tanh)  # in grad mode: right
+with torch.no_grad():
+    message = message_of(RuntimeError, lambda: second_derivative(torch.tanh))
+    assert "does not require grad and does not have a grad_fn" in message
+    with torch.enable_grad():  # the fix
+        assert torch.allclose(second_derivative(torch.tanh), tanh_second)
+with torch.inference_mode():
+    made_inside = x.detach() + 0  # an inference tensor
+    with torch.enable_grad():  # not enough here
+        message = message_of(RuntimeError, lambda: second_derivative(torch.tanh))
+    assert "does not require grad and does not have a grad_fn" in message
+    with torch.inference_mode(False):  # the fix
+        assert torch.allclose(second_derivative(torch.tanh), tanh_second)
+        message = message_of(RuntimeError, lambda: made_inside.requires_grad_())
+        assert message.startswith("Setting requires_grad=True on inference tensor outside")
+        copy = made_inside.clone().requires_grad_()
+        (grad,) = torch.autograd.grad(torch.tanh(copy).sum(), copy, create_graph=True)
+        assert torch.allclose(torch.autograd.grad(grad.sum(), copy)[0], tanh_second)
+
+# %%
+# **A third cause:** ``create_graph=True`` was passed, but ``backward`` used
 # only values autograd cannot follow (an intermediate of ``forward`` kept on
 # ``ctx``, NumPy), and the incoming gradient was a constant. **Fix:** save
 # what ``backward`` needs as inputs or outputs, or compute it in ``backward``
@@ -159,18 +187,18 @@ message = message_of(RuntimeError, lambda: second_derivative(CubeOnCtx.apply))
 assert "does not require grad and does not have a grad_fn" in message
 
 # %%
-# **A third cause:** nothing is wrong, the second derivative is zero. The
+# **A fourth cause:** nothing is wrong, the second derivative is zero. The
 # first gradient of a function linear in ``x`` with fixed coefficients
 # (``3 * x``, ``x @ w`` with a ``w`` that does not require grad) depends on
 # nothing that requires grad, so even under ``create_graph=True`` it has no
 # graph. Asking for zeros with ``materialize_grads=True`` (next entry) raises
-# this message all the same. The other two causes leave
-# ``grad.requires_grad`` ``False`` too, and
-# :func:`torch.autograd.functional.hessian` returns zeros for the previous
-# one (below, ``CubeOnCtx``). **Fix:** check the first gradient, as a
-# function of ``x``, with ``gradcheck``: with no graph, it passes only if it
-# does not change with ``x`` near that point, where the second derivative is
-# then zero. For ``CubeOnCtx``, it fails.
+# this message all the same. The first and third causes leave
+# ``grad.requires_grad`` ``False`` too (under ``no_grad`` the first call
+# already raises), and :func:`torch.autograd.functional.hessian` returns
+# zeros for the third (below, ``CubeOnCtx``). **Check:** the first gradient,
+# as a function of ``x``, with ``gradcheck``: with no graph, it passes only if
+# it does not change with ``x`` near that point, where the second derivative
+# is then zero. For ``CubeOnCtx``, it fails.
 
 
 def first_gradient(f):
@@ -184,7 +212,8 @@ message = message_of(
 )
 assert "does not require grad and does not have a grad_fn" in message
 assert not torch.autograd.functional.hessian(lambda t: CubeOnCtx.apply(t).sum(), x).any()
-assert not grad.requires_grad and gradcheck(first_gradient(lambda t: 3 * t), (x,))  # zero
+assert not grad.requires_grad  # no graph
+assert gradcheck(first_gradient(lambda t: 3 * t), (x,))  # the second derivative is zero
 message = message_of(GradcheckError, lambda: gradcheck(first_gradient(CubeOnCtx.apply), (x,)))
 assert message == "Numerical gradient for function expected to be zero"  # not zero: 6x
 
@@ -220,17 +249,22 @@ assert "appears to not have been used in the graph" in message
 assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
 
 # %%
-# **Another cause:** a cut path. With
-# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
-# :func:`torch.autograd.grad` with explicit inputs never reaches the error
-# node, so this generic message replaces the clear one (**Fix:** as for the
-# first entry on this page, :ref:`lesson 05 <lesson-untracked-backward>`). A
-# compiled part does the same when nothing its backward takes (the tensors it
-# saved, which depend on the backend, and its incoming gradient) is ``x`` or
-# computed from it; otherwise the pass raises the torch.compile message
-# below. **Fix:** run the part differentiated twice in eager mode
-# (:ref:`lesson 13 <lesson-torch-compile>`). Both cuts are shown under
-# :ref:`a gradient of None <error-index-none>`.
+# .. _error-index-cut:
+#
+# **Another cause:** a cut path. Below, the ``backward`` marked
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+# of the first entry, differentiated with :func:`torch.autograd.grad`, gives
+# this generic message instead of the clear one
+# (:ref:`lesson 05 <lesson-untracked-backward>` says which pass gets which;
+# **Fix:** as for the first entry). A compiled part does the same when
+# nothing its backward takes leads back to ``x``. It takes its incoming
+# gradient and the tensors its forward saved; of those, only an input or an
+# output that the backend saves as it is, not detached, can lead back, and
+# what is saved, and how, depends on the backend: ``exp`` under
+# ``aot_eager`` saves its output detached. Otherwise the pass raises the
+# torch.compile message below. **Fix:** run the part differentiated twice in
+# eager mode (:ref:`lesson 13 <lesson-torch-compile>`). Both cuts are shown
+# under :ref:`a gradient of None <error-index-none>`.
 
 message = message_of(RuntimeError, lambda: torch.autograd.grad(once_gradient().pow(2).sum(), x))
 assert "appears to not have been used in the graph" in message
@@ -306,18 +340,43 @@ assert torch.allclose(second_derivative(lambda t: t**3), 6 * x)  # the fix: eage
 # **Cause:** an ordinary backward, such as a training step's, compiled the
 # backward of a compiled function, which may then reuse the memory of tensors
 # it saved ("donated buffers"); a later backward through it that keeps the
-# graph (``create_graph=True``) raises. Which backends and functions do so
-# depends on what they save (:ref:`lesson 13 <lesson-torch-compile>`).
-# **Fix:** as for the previous entry. The message's ``donated_buffer=False``
-# removes only this error: lesson 13 shows the second derivative through the
-# compiled part then coming out wrong.
+# graph (``create_graph=True`` or ``retain_graph=True``) raises. Which
+# backends and functions do so depends on what they save
+# (:ref:`lesson 13 <lesson-torch-compile>`). **Fix:** as for the previous
+# entry. The message's ``donated_buffer=False`` removes only this error: here
+# the second pass then finds no path to ``x`` (the generic message of
+# :ref:`the cut path <error-index-cut>`), and with another term reaching ``x``
+# the second derivative comes out silently wrong
+# (:ref:`lesson 13 <lesson-torch-compile>`).
+
+
+def two_tanh(t):
+    return 2 * torch.tanh(t @ W)
+
+
+def two_tanh_again(t):  # its own code, so that Dynamo compiles it afresh
+    return 2 * torch.tanh(t @ W)
+
+
+def after_ordinary_backward(function):
+    compiled = torch.compile(function, backend="aot_eager_decomp_partition")
+    torch.autograd.grad(compiled(x).sum(), x)  # an ordinary backward first
+    return compiled
+
 
 W = torch.randn(3, 3, dtype=torch.float64)
-compiled = torch.compile(lambda t: 2 * torch.tanh(t @ W), backend="aot_eager_decomp_partition")
-torch.autograd.grad(compiled(x).sum(), x)  # an ordinary backward first
+compiled = after_ordinary_backward(two_tanh)
 message = message_of(RuntimeError, lambda: second_derivative(compiled))
 assert message.startswith("This backward function was compiled with non-empty donated buffers")
-assert gradcheck(first_gradient(lambda t: 2 * torch.tanh(t @ W)), (x,))  # eager: right
+retained = message_of(
+    RuntimeError, lambda: torch.autograd.grad(compiled(x).sum(), x, retain_graph=True)
+)
+assert retained == message  # retain_graph=True alone raises it too
+with torch._functorch.config.patch(donated_buffer=False):
+    not_donated = after_ordinary_backward(two_tanh_again)
+    message = message_of(RuntimeError, lambda: second_derivative(not_donated))
+assert "appears to not have been used in the graph" in message
+assert gradcheck(first_gradient(two_tanh), (x,))  # eager: right
 
 # %%
 # ``grad can be implicitly created only for scalar outputs``
@@ -352,6 +411,25 @@ first = torch.func.grad(lambda t: (t**3).sum())  # returns 3 x**2, a vector
 message = message_of(RuntimeError, lambda: torch.func.grad(first)(x))
 assert "Expected f(*args) to return a scalar Tensor, got tensor with 1 dims" in message
 assert torch.allclose(torch.func.jacrev(first)(x), torch.diag(6 * x))
+
+# %%
+# ``The Tensor returned by the function given to hessian should contain a single element``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The counterpart of the last two in
+# :func:`torch.autograd.functional.hessian`. **Cause:** the function it
+# differentiates returned more than one element, such as a
+# residual for each point, or a loss without its ``.sum()``. **Fix:** reduce
+# it to a scalar for the Hessian of the sum; for the Hessian of each element,
+# :func:`torch.func.hessian`, which takes any output shape and puts the
+# output's dimensions first. :ref:`Lesson 09 <lesson-torch-func>`
+
+message = message_of(RuntimeError, lambda: torch.autograd.functional.hessian(lambda t: t**3, x))
+assert "function given to hessian should contain a single element" in message
+summed = torch.autograd.functional.hessian(lambda t: (t**3).sum(), x)
+each = torch.func.hessian(lambda t: t**3)(x)  # each[i] is the Hessian of x[i]**3
+assert torch.allclose(summed, torch.diag(6 * x)) and torch.allclose(each.sum(0), summed)
+assert each.shape == (3, 3, 3) and torch.allclose(each[0, 0, 0], 6 * x[0])
 
 # %%
 # ``Mismatch in shape: grad_output[0] has a shape of ... and output[0] has a shape of ...``
@@ -459,15 +537,49 @@ assert not again  # once per process
 leaf.grad = None  # breaks the cycle
 
 # %%
+# ``The .grad attribute of a Tensor that is not a leaf Tensor is being accessed``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# A warning, given when ``.grad`` is read, which is ``None``. **Cause:** the
+# tensor was made to require grad and then converted (``.double()``,
+# ``.to(device)``), so the tensor you use is the result of a conversion, not
+# a leaf, and ``.backward(create_graph=True)`` stores gradients only in
+# leaves. In code that takes ``.grad`` for a second derivative, as a
+# physics-informed residual may, the next line then fails on ``None``.
+# **Fix:** compute the gradient with :func:`torch.autograd.grad`, which
+# takes any tensor, as the previous entry advises anyway; or convert first
+# and call ``requires_grad_()`` last.
+
+points = torch.tensor([0.5, 1.0, 1.5], requires_grad=True).double()  # not a leaf
+# warnings_of keeps a warning off the page (the reference cycle, if not yet given)
+warnings_of(lambda: points.pow(3).sum().backward(create_graph=True))
+stored = []
+caught = warnings_of(lambda: stored.append(points.grad))
+print(f"{caught[0][0].__name__}:", caught[0][1])
+assert len(caught) == 1 and caught[0][0] is UserWarning
+assert "that is not a leaf Tensor is being accessed" in caught[0][1]
+assert stored == [None]
+(grad,) = torch.autograd.grad(points.pow(3).sum(), points, create_graph=True)  # the fix
+assert torch.allclose(torch.autograd.grad(grad.sum(), points)[0], 6 * points)
+leaf_points = torch.tensor([0.5, 1.0, 1.5]).double().requires_grad_()  # the other fix
+warnings_of(lambda: leaf_points.pow(3).sum().backward(create_graph=True))  # as above
+assert torch.allclose(leaf_points.grad, 3 * leaf_points**2) and leaf_points.grad.requires_grad
+leaf_points.grad = None  # breaks the cycle
+
+# %%
 # ``When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad()``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** ``torch.autograd.grad`` (or ``.backward(inputs=...)``)
 # through :func:`~torch.utils.checkpoint.checkpoint` with
 # ``use_reentrant=True``, as in a gradient penalty through a checkpointed
-# model. ``.backward(create_graph=True)`` raises nothing, but the ``.grad`` it
-# stores has no graph. **Fix:** ``use_reentrant=False``, with which the
-# second derivative is right.
+# model. ``.backward(create_graph=True)`` raises nothing, but the checkpoint
+# computes its part of the gradient without a graph, so the second
+# derivative lacks that part: when the leaf goes straight into the
+# checkpoint and nowhere else, as below, the ``.grad`` it stores has no
+# graph at all; otherwise it may have one, and the second derivative comes
+# out :ref:`silently wrong <error-index-wrong>`. **Fix:**
+# ``use_reentrant=False``, with which the second derivative is right.
 
 from torch.utils.checkpoint import checkpoint
 
@@ -480,7 +592,8 @@ message = message_of(RuntimeError, lambda: second_derivative(checkpointed_tanh))
 assert message.startswith("When use_reentrant=True, torch.utils.checkpoint is incompatible")
 second = second_derivative(lambda t: checkpointed_tanh(t, reentrant=False))
 assert torch.allclose(second, second_derivative(torch.tanh))  # the fix
-warnings_of(lambda: checkpointed_tanh(leaf).sum().backward(create_graph=True))  # caught
+# warnings_of keeps a warning off the page (the reference cycle, if not yet given)
+warnings_of(lambda: checkpointed_tanh(leaf).sum().backward(create_graph=True))
 assert not leaf.grad.requires_grad  # no graph, and no error
 leaf.grad = None
 
@@ -568,9 +681,13 @@ message = message_of(GradcheckError, lambda: gradcheck(CubeWrongFormula.apply, (
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 print("gradgradcheck of the wrong formula:", gradgradcheck(CubeWrongFormula.apply, (x,)))
 at_kink = torch.tensor([-1.0, 0.0, 1.0], dtype=torch.float64, requires_grad=True)
-assert not gradcheck(torch.relu, (at_kink,), raise_exception=False)
+message = message_of(GradcheckError, lambda: gradcheck(torch.relu, (at_kink,)))
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 assert gradcheck(torch.relu, (at_kink + 0.5,))  # away from the kink
-assert not gradcheck(lambda t: torch.nn.functional.dropout(t, p=0.5), (x,), raise_exception=False)
+message = message_of(
+    GradcheckError, lambda: gradcheck(lambda t: torch.nn.functional.dropout(t, p=0.5), (x,))
+)
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 mask = torch.tensor([2.0, 0.0, 2.0], dtype=torch.float64)  # a mask dropout could draw
 assert gradcheck(lambda t: t * mask, (x,))
 
@@ -621,8 +738,8 @@ assert message == "Numerical gradient for function expected to be zero"
 # ``grid_sample`` on CUDA (PyTorch's message links to the list in
 # ``torch.use_deterministic_algorithms``; not run here, as this page is
 # built on a CPU). **Fix:** a deterministic kernel, or ``nondet_tol`` set just
-# above that noise. Other causes are usually bugs, which ``nondet_tol`` would
-# hide: ``backward`` changes state it keeps on ``ctx`` (a counter, a tensor
+# above that noise. Other causes are usually bugs, which raising
+# ``nondet_tol`` until the check passes would hide: ``backward`` changes state it keeps on ``ctx`` (a counter, a tensor
 # it updates), which the default mode catches; or it changes the incoming
 # gradient in place (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`),
 # which the default mode of :func:`~torch.autograd.gradcheck` missed below and
@@ -678,14 +795,15 @@ assert message == "a leaf Variable that requires grad is being used in an in-pla
 # differences are too coarse. **Fix:** check in ``float64``.
 # :ref:`Lesson 01 <lesson-saving-inputs>`
 
+x32 = x.float().detach().requires_grad_()
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    passed = gradcheck(Cube.apply, (x.float().detach().requires_grad_(),), raise_exception=False)
+    message = message_of(GradcheckError, lambda: gradcheck(Cube.apply, (x32,)))
 print("UserWarning:", caught[0].message)
-print("gradcheck of the correct Cube in float32:", passed)
 assert caught[0].category is UserWarning
 assert "is not a double precision floating point" in str(caught[0].message)
-assert not passed and gradcheck(Cube.apply, (x,))  # float64 passes
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
+assert gradcheck(Cube.apply, (x,))  # float64 passes
 
 # %%
 # ``gradcheck expects at least one input tensor to require gradient``
