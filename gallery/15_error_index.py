@@ -537,6 +537,8 @@ assert not again  # once per process
 leaf.grad = None  # breaks the cycle
 
 # %%
+# .. _error-index-non-leaf:
+#
 # ``The .grad attribute of a Tensor that is not a leaf Tensor is being accessed``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -844,11 +846,7 @@ assert gradcheck(Cube.apply, (expanded.contiguous(),))
 #
 # **Cause:** ``backward`` is cut off from the input, and the gradient only
 # carries the graph of the incoming gradient. **Fix:** as for the Jacobian
-# mismatch above. :ref:`Lesson 04 <lesson-ctx-mistake>` Zeros can also be
-# right: a network of ReLUs and linear layers is piecewise linear in its
-# input and in each weight taken alone, so its second derivative in any one
-# of them is zero almost everywhere. Below, those that mix two of them are
-# not, and with a squared error on top none is.
+# mismatch above. :ref:`Lesson 04 <lesson-ctx-mistake>`
 
 
 def hessian_of(function):
@@ -868,16 +866,41 @@ class CubeDetached(Cube):
 hessian, true_hessian = hessian_of(CubeDetached), hessian_of(Cube)
 print("diagonal of the Hessian, detached:", hessian.diagonal())
 print("diagonal of the true Hessian:     ", true_hessian.diagonal())
-assert not torch.allclose(hessian, true_hessian)
+assert torch.allclose(true_hessian, torch.diag(15 * x.detach() ** 4))
 
 # %%
 # The diagonal is not zero here because the loss squares the cube: the part
-# of the Hessian that goes through the cube's second derivative is missing.
+# of the Hessian that goes through the cube's second derivative is missing,
+# and what is left, :math:`(3x^2)^2 = 9x^4`, is the square of its first.
 # With the cube alone, the Hessian is all zeros:
 
+assert torch.allclose(hessian, torch.diag(9 * x.detach() ** 4))  # not 15 x**4
 zeros = torch.autograd.functional.hessian(lambda t: CubeDetached.apply(t).sum(), x.detach())
 print(zeros)
 assert not zeros.any()
+
+# %%
+# **Another cause:** the model, or the part of it that the input goes
+# through, is compiled. :func:`torch.autograd.functional.hessian`
+# differentiates with explicit inputs and fills in zeros where no path
+# reaches the input, and through a compiled backward there is often none
+# (:ref:`the cut path <error-index-cut>`): then the Hessian is all zeros,
+# with no message. Where a path does reach the input, the pass raises the
+# torch.compile message instead. **Fix:** compute the Hessian of the eager
+# model (:ref:`lesson 13 <lesson-torch-compile>`). Below, the small network
+# with a frozen first layer from above, compiled with ``aot_eager``:
+
+compiled_model = torch.compile(model, backend="aot_eager")
+compiled_hessian = torch.autograd.functional.hessian(lambda t: compiled_model(t).sum(), x.detach())
+eager_hessian = torch.autograd.functional.hessian(lambda t: model(t).sum(), x.detach())
+print("compiled:", compiled_hessian, "eager:", eager_hessian, sep="\n")
+assert not compiled_hessian.any() and eager_hessian.any()
+
+# %%
+# Zeros can also be right: a network of ReLUs and linear layers is piecewise
+# linear in its input and in each weight taken alone, so its second
+# derivative in any one of them is zero almost everywhere. Below, those that
+# mix two of them are not, and with a squared error on top none is.
 
 w1, w2 = torch.randn(5, 3, dtype=torch.float64), torch.randn(1, 5, dtype=torch.float64)
 
@@ -982,6 +1005,8 @@ assert second_in_a(MulSquareNumpy) is None and torch.allclose(second_in_a(MulSqu
 # ``allow_unused=True``. Then the two cuts of the message above:
 # once_differentiable, and an ``exp`` compiled with ``aot_eager`` whose
 # incoming gradient is a constant; under ``tanh``, the same ``exp`` raises.
+# A ``.grad`` that stays ``None`` after ``.backward()`` is another matter:
+# :ref:`the warning on a tensor that is not a leaf <error-index-non-leaf>`.
 
 
 class TwiceFirst(Function):
@@ -1000,6 +1025,8 @@ message = message_of(RuntimeError, lambda: torch.autograd.grad(out.sum(), x, all
 assert "element 0 of tensors does not require grad" in message
 behind_once = torch.autograd.grad(once_gradient().sum(), x, allow_unused=True)[0]
 compiled_exp = torch.compile(torch.exp, backend="aot_eager")
+(saved,) = compiled_exp(x).grad_fn.saved_tensors
+assert not saved.requires_grad  # e^x, saved detached: no path back to x
 (grad,) = torch.autograd.grad(compiled_exp(x).sum(), x, create_graph=True)
 behind_compiled = torch.autograd.grad(grad.sum(), x, allow_unused=True)[0]
 (grad,) = torch.autograd.grad(torch.exp(x).sum(), x, create_graph=True)
@@ -1014,34 +1041,125 @@ message = message_of(RuntimeError, lambda: torch.autograd.grad(grad.sum(), x, al
 assert message == "torch.compile with aot_autograd does not currently support double backward"
 
 # %%
+# .. _error-index-wrong:
+#
 # A second derivative that is wrong but not zero
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** part of the second derivative is cut off while the rest is
 # tracked, so autograd differentiates only the tracked part. The cut can be a
 # ``backward`` that uses untracked values (an intermediate of ``forward`` kept
-# on ``ctx``, NumPy, a ``.detach()``), a ``backward`` marked
-# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-# whose incoming gradient was a constant, so that no error node was made
-# (:ref:`lesson 05 <lesson-untracked-backward>`), or one of the compiled
-# parts of :ref:`lesson 13 <lesson-torch-compile>`, such as a custom
+# on ``ctx``, NumPy, a ``.detach()``); a ``backward`` marked
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
+# both when its incoming gradient was a constant and when the second pass
+# asks with explicit inputs (:func:`torch.autograd.grad`,
+# ``.backward(inputs=...)``), as :ref:`lesson 05 <lesson-untracked-backward>`
+# explains; :func:`~torch.utils.checkpoint.checkpoint` with
+# ``use_reentrant=True`` under ``.backward(create_graph=True)``; or one of the
+# compiled parts of :ref:`lesson 13 <lesson-torch-compile>`, such as a custom
 # Function under ``backend="eager"``. **Fix:** for untracked code, pattern 4
-# (:ref:`lesson 05 <lesson-untracked-backward>`); for a compiled part, run
-# the path differentiated twice in eager mode. Below, :math:`x^3 + x^2`
-# through the first two:
+# (:ref:`lesson 05 <lesson-untracked-backward>`); for the checkpoint,
+# ``use_reentrant=False``; for a compiled part, run the path differentiated
+# twice in eager mode. Below, the first three, each with an :math:`x^2` term
+# added: of the second derivative, only that term's, 2, is left. Each fix
+# gives the true one.
 
 
-def cube_plus_square(function):
-    (grad,) = torch.autograd.grad((function.apply(x) + x**2).sum(), x, create_graph=True)
-    return torch.autograd.grad(grad.sum(), x)[0]
+def second_through_grad_attribute(f):
+    """d2/dx2 of f at x, with .backward(create_graph=True) for the first pass."""
+    leaf = x.detach().requires_grad_()
+    # warnings_of keeps a warning off the page (the reference cycle, if not yet given)
+    warnings_of(lambda: f(leaf).sum().backward(create_graph=True))
+    grad, leaf.grad = leaf.grad, None  # breaks the cycle
+    return torch.autograd.grad(grad.sum(), leaf)[0]
 
 
-true = cube_plus_square(Cube)
-for function in (CubeOnCtx, CubeOnce):
-    computed = cube_plus_square(function)
-    print(f"{function.__name__}: computed {computed}, true {true}")
+# name: (cut, fixed, the same in PyTorch operations, the second derivative's function)
+cases = {
+    "ctx, x^3 + x^2": (
+        lambda t: CubeOnCtx.apply(t) + t**2,
+        lambda t: Cube.apply(t) + t**2,
+        lambda t: t**3 + t**2,
+        second_derivative,
+    ),
+    "once_differentiable, x^3 + x^2": (
+        lambda t: CubeOnce.apply(t) + t**2,
+        lambda t: Cube.apply(t) + t**2,
+        lambda t: t**3 + t**2,
+        second_derivative,
+    ),
+    "once_differentiable, tanh(x^3) + x^2": (
+        lambda t: torch.tanh(CubeOnce.apply(t)) + t**2,
+        lambda t: torch.tanh(Cube.apply(t)) + t**2,
+        lambda t: torch.tanh(t**3) + t**2,
+        second_derivative,
+    ),
+    "checkpoint, tanh(x) + x^2": (
+        lambda t: checkpointed_tanh(t) + t**2,
+        lambda t: checkpointed_tanh(t, reentrant=False) + t**2,
+        lambda t: torch.tanh(t) + t**2,
+        second_through_grad_attribute,
+    ),
+}
+for name, (cut, fixed, reference, second) in cases.items():
+    computed, true = second(cut), second_derivative(reference)
+    print(f"{name:37} computed {computed.tolist()}")
+    print(f"{'':37} true     {true.round(decimals=4).tolist()}")
     assert torch.equal(computed, torch.full_like(x, 2.0))  # the x**2 term alone
-assert torch.allclose(true, 6 * x + 2)
+    assert not torch.allclose(computed, true) and torch.allclose(second(fixed), true)
+
+# %%
+# A second derivative of nan
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a derivative that is infinite where the gradient is exactly
+# zero, multiplied by that zero. A gradient penalty that writes the norm as
+# ``torch.sqrt((g ** 2).sum())`` does this: the derivative of
+# :math:`\sqrt{s}` at :math:`s = 0` is infinite, and :math:`\infty \cdot 0`
+# is nan. The gradient of a network is exactly zero wherever it is flat in
+# its input, as where every ReLU on the path is off; the parameters'
+# gradient is then nan, with no message, and an optimizer step writes nan
+# into the weights. **Fix:** :func:`torch.linalg.vector_norm` (or
+# ``g.norm()``), whose backward gives 0 at 0, or a small constant added
+# inside the square root. Both fix the penalty, which needs only the norm's
+# first derivative. Where the norm's own second derivative is taken at 0,
+# ``vector_norm`` gives nan too, and only the constant keeps it finite
+# (:ref:`lesson 18 <error-index-builtins>`, distances between coincident
+# points).
+
+weights = torch.tensor([-1.0, -2.0, 0.5], dtype=torch.float64, requires_grad=True)
+
+
+def penalty_gradient(norm):
+    """The weights' gradient of (|g| - 1)^2, g the input gradient of a dead ReLU."""
+    (g,) = torch.autograd.grad(torch.relu(x @ weights - 10), x, create_graph=True)
+    assert not g.any()  # the ReLU is off: the gradient is exactly zero
+    return torch.autograd.grad((norm(g) - 1) ** 2, weights)[0]
+
+
+by_sqrt = penalty_gradient(lambda g: torch.sqrt((g**2).sum()))
+by_norm = penalty_gradient(torch.linalg.vector_norm)
+print("through sqrt:", by_sqrt, "through vector_norm:", by_norm, sep="\n")
+assert by_sqrt.isnan().all()
+assert torch.equal(by_norm, torch.zeros_like(by_norm))  # right: the penalty stays 1 nearby
+
+
+def smoothed(g):
+    return torch.sqrt((g**2).sum() + 1e-12)
+
+
+assert not penalty_gradient(smoothed).any()
+
+
+def second_at_zero(norm):
+    """The second derivative of the norm itself at the zero vector."""
+    zero = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    (grad,) = torch.autograd.grad(norm(zero), zero, create_graph=True)
+    return torch.autograd.grad(grad.sum(), zero)[0]
+
+
+assert second_at_zero(torch.linalg.vector_norm).isnan().all()
+assert second_at_zero(smoothed).isfinite().all()
 
 # %%
 # Next, :ref:`lesson 16 <lesson-error-index-function>`: the messages that
