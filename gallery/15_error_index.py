@@ -258,13 +258,14 @@ assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
 # (:ref:`lesson 05 <lesson-untracked-backward>` says which pass gets which;
 # **Fix:** as for the first entry). A compiled part does the same when
 # nothing its backward takes leads back to ``x``. It takes its incoming
-# gradient and the tensors its forward saved; of those, only an input or an
-# output that the backend saves as it is, not detached, can lead back, and
-# what is saved, and how, depends on the backend: ``exp`` under
-# ``aot_eager`` saves its output detached. Otherwise the pass raises the
-# torch.compile message below. **Fix:** run the part differentiated twice in
-# eager mode (:ref:`lesson 13 <lesson-torch-compile>`). Both cuts are shown
-# under :ref:`a gradient of None <error-index-none>`.
+# gradient, which does when a ``tanh`` follows the compiled part and not
+# when only a ``sum`` does, and the tensors its forward saved, of which only
+# an input or an output saved as it is, not detached, can. What is saved,
+# and how, depends on the backend: ``exp`` under ``aot_eager`` saves its
+# output detached. Otherwise the pass raises the torch.compile message
+# below. **Fix:** run the part differentiated twice in eager mode
+# (:ref:`lesson 13 <lesson-torch-compile>`). Both cuts are shown under
+# :ref:`a gradient of None <error-index-none>`.
 
 message = message_of(RuntimeError, lambda: torch.autograd.grad(once_gradient().pow(2).sum(), x))
 assert "appears to not have been used in the graph" in message
