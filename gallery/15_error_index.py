@@ -1120,7 +1120,7 @@ for name, (cut, fixed, reference, second) in cases.items():
 # is nan. The gradient of a network is exactly zero wherever it is flat in
 # its input, as where every ReLU on the path is off; the parameters'
 # gradient is then nan, with no message, and an optimizer step writes nan
-# into the weights. **Fix:** :func:`torch.linalg.vector_norm` (or
+# into the weights. **Fix:** ``torch.linalg.vector_norm`` (or
 # ``g.norm()``), whose backward gives 0 at 0, or a small constant added
 # inside the square root. Both fix the penalty, which needs only the norm's
 # first derivative. Where the norm's own second derivative is taken at 0,
