@@ -911,7 +911,7 @@ def relu_network(t, w1, w2):
 
 
 def nonzero_blocks(f):
-    """Nonzero entries of each block of f's Hessian in (x, w1, w2)."""
+    """The number of nonzero entries in each block of f's Hessian in (x, w1, w2)."""
     blocks = torch.autograd.functional.hessian(f, (x.detach(), w1, w2))
     return [[int(block.count_nonzero()) for block in row] for row in blocks]
 
