@@ -742,8 +742,9 @@ assert message == "Numerical gradient for function expected to be zero"
 # ``torch.use_deterministic_algorithms``; not run here, as this page is
 # built on a CPU). **Fix:** a deterministic kernel, or ``nondet_tol`` set just
 # above that noise. Other causes are usually bugs, which raising
-# ``nondet_tol`` until the check passes would hide: ``backward`` changes state it keeps on ``ctx`` (a counter, a tensor
-# it updates), which the default mode catches; or it changes the incoming
+# ``nondet_tol`` until the check passes would hide: ``backward`` changes
+# state it keeps on ``ctx`` (a counter, a tensor it updates), which the
+# default mode catches; or it changes the incoming
 # gradient in place (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`),
 # which the default mode of :func:`~torch.autograd.gradcheck` missed below and
 # ``fast_mode=True`` caught. :func:`~torch.autograd.gradgradcheck` stops such
