@@ -410,9 +410,12 @@ assert "it must override the setup_context staticmethod" in message
 # context manager built on it such as ``torch.autograd.graph.save_on_cpu``,
 # around it. With ``use_reentrant=True``, checkpointing stops at the previous
 # entry's message instead (both below). **Fix:** compute the derivative with
-# :func:`torch.autograd.grad`, which works with both; or keep the transform
-# and leave checkpointing (and the memory it saves) or the hooks out of the
-# transformed code. :ref:`Lesson 14 <lesson-cost>`
+# :func:`torch.autograd.grad`, and checkpoint with ``use_reentrant=False``:
+# with ``use_reentrant=True``, ``torch.autograd.grad`` stops at the message
+# "incompatible with .grad()" of :ref:`lesson 15 <lesson-error-index>`, as
+# the last lines below show. Or keep the transform and leave checkpointing (and the memory it
+# saves) or the hooks out of the transformed code. :ref:`Lesson 14
+# <lesson-cost>`
 
 from torch.utils.checkpoint import checkpoint
 
@@ -426,6 +429,8 @@ assert "don't yet support saved tensor hooks" in message
 message = message_of(RuntimeError, lambda: torch.func.grad(checkpointed_cube_sum)(x.detach(), True))
 assert "it must override the setup_context staticmethod" in message
 assert torch.allclose(torch.autograd.grad(checkpointed_cube_sum(x), x)[0], 3 * x**2)
+message = message_of(RuntimeError, lambda: torch.autograd.grad(checkpointed_cube_sum(x, True), x))
+assert "incompatible with .grad()" in message
 
 # %%
 # ``During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call in-place operation``
