@@ -438,10 +438,17 @@ assert "incompatible with .grad()" in message
 #
 # **Cause:** the function given to a :mod:`torch.func` transform changed in
 # place a tensor captured from outside it (a buffer, a running total), not
-# one passed to it as an argument. **Fix:** pass that tensor as an argument,
-# as the message says (the transform differentiates only the arguments that
-# ``argnums`` names), or make the function pure: return the new value instead
-# of writing it in place. :ref:`Lesson 09 <lesson-torch-func>`
+# one passed to it as an argument. **Fix:** for ``grad``, ``jacrev``,
+# ``jacfwd`` and ``hessian``, pass that tensor as an argument that
+# ``argnums`` leaves out, as the message says (below). ``vjp`` and ``jvp``
+# have no ``argnums``: they differentiate every argument. ``jvp`` then needs
+# a tangent for it too, and ``vjp`` refuses the change in place with the
+# message "a leaf Variable that requires grad is being used in an in-place
+# operation" (:ref:`lesson 16 <lesson-error-index-function>`, below). With
+# them, or with any transform, make the function pure: return the new value
+# as a second output (``has_aux=True``, which every transform named here but
+# ``hessian`` takes), and apply it outside the transform (below).
+# :ref:`Lesson 09 <lesson-torch-func>`
 
 total = torch.zeros(3, dtype=torch.float64)
 
@@ -462,6 +469,18 @@ def cube_sum_counting(t, total):
 
 grad = torch.func.grad(cube_sum_counting)(x.detach(), total)
 assert torch.allclose(grad, 3 * x**2) and torch.equal(total, x.detach())
+message = message_of(RuntimeError, lambda: torch.func.vjp(cube_sum_counting, x.detach(), total))
+assert message == "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def cube_sum_and_total(t):
+    return t.pow(3).sum(), total + t  # pure: the new total is returned
+
+
+_, vjp_fn, new_total = torch.func.vjp(cube_sum_and_total, x.detach(), has_aux=True)
+(grad,) = vjp_fn(torch.tensor(1.0, dtype=torch.float64))
+total.copy_(new_total)  # applied outside the transform
+assert torch.allclose(grad, 3 * x**2) and torch.equal(total, 2 * x.detach())
 
 # %%
 # ``You tried to vmap over ..., but it does not have vmap support``
