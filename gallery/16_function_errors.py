@@ -369,12 +369,15 @@ assert torch.allclose(Cube.apply(x), x**3)
 # ``returned an invalid gradient at index 0 - got ... but expected shape compatible with ...``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** ``backward`` returned, for that input, a gradient of a shape
-# that autograd cannot sum to the input's shape: most often the output's
-# shape, for an input of another shape, as when a reduction forgets to expand
-# its gradient. A gradient of a shape that the input broadcasts to is summed
-# to the input's shape instead, with no message. **Fix:** return a gradient
-# of the input's shape. :ref:`Lesson 06 <lesson-extending-rules>`
+# **Cause:** ``backward`` returned, for that input, which requires grad, a
+# gradient of a shape that autograd cannot sum to the input's shape: most
+# often the output's shape, for an input of another shape, as when a
+# reduction forgets to expand its gradient. A gradient of a shape that the
+# input broadcasts to is summed to the input's shape instead, with no
+# message, and a gradient for an input that does not require grad is
+# dropped unchecked (lesson 06 shows both).
+# **Fix:** return a gradient of the input's shape.
+# :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 class Mean(Function):
