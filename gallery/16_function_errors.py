@@ -375,9 +375,8 @@ assert torch.allclose(Cube.apply(x), x**3)
 # reduction forgets to expand its gradient. A gradient of a shape that the
 # input broadcasts to is summed to the input's shape instead, with no
 # message, and a gradient for an input that does not require grad is
-# dropped unchecked (lesson 06 shows both).
+# dropped unchecked, as :ref:`lesson 06 <lesson-extending-rules>` shows.
 # **Fix:** return a gradient of the input's shape.
-# :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 class Mean(Function):
