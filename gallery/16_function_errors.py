@@ -256,6 +256,9 @@ assert message == "missing a required argument: 'x'"
 # reads on every path through ``forward``, as ``Cube`` does; for a Function
 # with both a ``jvp`` and a ``backward``, call both ``save_for_forward`` and
 # ``save_for_backward``, as ``CubeJvp`` does in the entries on forward mode.
+# (The same words with "expected 2, got 1", from
+# :func:`torch.library.custom_op`, mean an operator's name without a
+# namespace: :ref:`lesson 17 <lesson-error-index-ops>`.)
 # :ref:`Lesson 01 <lesson-saving-inputs>`,
 # :ref:`lesson 08 <lesson-forward-mode>`
 
