@@ -144,9 +144,9 @@ assert torch.equal(torch.autograd.grad(Scale.apply(x, 2.0).sum(), x)[0], torch.f
 # :ref:`lesson 05 <lesson-untracked-backward>` does, which also says why such
 # a ``backward`` has no second derivative; for a number, the tensor it came
 # from, or the number multiplied by ``grad_out`` (a constant derivative
-# :math:`c` gives ``c * grad_out``); a tuple for a list. A custom operator's
-# ``backward`` that returns a list meets it too (:ref:`lesson 17
-# <lesson-error-index-ops>`).
+# :math:`c` gives ``c * grad_out``); a tuple for a list. The ``backward`` of
+# a custom operator of one input meets it too when it returns a list
+# (:ref:`lesson 17 <lesson-error-index-ops>`).
 
 
 class CubeNumpyBackward(Cube):
