@@ -330,8 +330,8 @@ assert torch.allclose(second_derivative(cube_by_square), 6 * x)
 # :func:`torch.library.custom_op` returned one of its inputs, or a view of one:
 # a shortcut such as ``t``, ``t.detach()``, or ``t.contiguous()`` of a ``t``
 # that is contiguous (below, ``t`` and ``t.detach()``), or a view such as
-# ``reshape`` or indexing makes. **Fix:** return a new tensor, such as a clone, as the message says.
-# :ref:`Lesson 12 <lesson-custom-ops>`
+# ``reshape`` or indexing makes. **Fix:** return a new tensor, such as a
+# clone, as the message says. :ref:`Lesson 12 <lesson-custom-ops>`
 
 
 @torch.library.custom_op("dbw_errors::power", mutates_args=())
