@@ -13,7 +13,7 @@ second derivative that is silently wrong.
 The messages that point to a mistake in a Function itself (in what its
 ``backward`` returns, in ``ctx``, in a change in place, in its forward mode)
 are in :ref:`lesson 16 <lesson-error-index-function>`; those of a custom
-operator, and of the rules that :mod:`torch.func` and ``vmap`` need, in
+operator, in a first backward pass or a second, and of the rules that :mod:`torch.func` and ``vmap`` need, in
 :ref:`lesson 17 <lesson-error-index-ops>`; and those of PyTorch's own
 operators that have no second derivative in :ref:`lesson 18
 <lesson-builtin-operators>`.
@@ -269,56 +269,6 @@ assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
 
 message = message_of(RuntimeError, lambda: torch.autograd.grad(once_gradient().pow(2).sum(), x))
 assert "appears to not have been used in the graph" in message
-
-# %%
-# ``Trying to backward through ... but no autograd formula was registered``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** in a second backward pass, a registered backward called a
-# :func:`torch.library.custom_op` that has no
-# :func:`~torch.library.register_autograd`: below, ``cube``'s backward calls
-# ``numpy_square``. (In a first pass, the operator that the forward called:
-# :ref:`lesson 17 <lesson-error-index-ops>`.) **Fix:** register a
-# gradient for that operator. :ref:`Lesson 12 <lesson-custom-ops>`
-
-
-@torch.library.custom_op("dbw_errors::numpy_square", mutates_args=())
-def numpy_square(t: torch.Tensor) -> torch.Tensor:
-    return torch.as_tensor(np.square(t.numpy(force=True)), device=t.device)
-
-
-@numpy_square.register_fake
-def _(t):
-    return torch.empty_like(t)
-
-
-@torch.library.custom_op("dbw_errors::cube", mutates_args=())
-def cube(t: torch.Tensor) -> torch.Tensor:
-    return t**3
-
-
-@cube.register_fake
-def _(t):
-    return torch.empty_like(t)
-
-
-def keep_input(ctx, inputs, output):
-    ctx.save_for_backward(*inputs)
-
-
-cube.register_autograd(
-    lambda ctx, g: 3 * numpy_square(ctx.saved_tensors[0]) * g, setup_context=keep_input
-)
-message = message_of(RuntimeError, lambda: second_derivative(cube))
-assert "no autograd formula was registered" in message
-
-# %%
-# The fix, run: with a gradient for ``numpy_square``, the second pass works.
-
-numpy_square.register_autograd(
-    lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input
-)
-assert torch.allclose(second_derivative(cube), 6 * x)
 
 # %%
 # ``torch.compile with aot_autograd does not currently support double backward``
