@@ -222,8 +222,9 @@ assert torch.equal(grad_x, torch.full_like(x, 2.0))
 # Rule 3: never modify the incoming gradient in place
 # ---------------------------------------------------
 #
-# The incoming gradient is not ``backward``'s own copy: an addition hands the
-# same gradient tensor to both operands, and a tensor passed as
+# The incoming gradient is not ``backward``'s own copy: an addition of two
+# tensors of the same shape hands the same gradient tensor to both operands,
+# and a tensor passed as
 # ``grad_outputs`` goes straight in. ``TwiceInPlace`` computes :math:`2x` and
 # doubles the gradient with ``mul_``. In :math:`3x + 2x`, whose derivative is
 # :math:`5`, the engine runs it before the branch :math:`3x`, which then reads
@@ -349,9 +350,10 @@ assert not warned
 # * **saved-tensor hooks** see it. ``torch.autograd.graph.saved_tensors_hooks``
 #   is how PyTorch offloads or compresses saved tensors; here the hook only
 #   records what it sees;
-# * **the in-place check**: a saved tensor changed in place after it was
-#   saved is an error when ``backward`` reads ``ctx.saved_tensors``, not a
-#   wrong gradient (a ``backward`` that does not read them is not checked).
+# * **the in-place check**: a saved tensor changed in place after
+#   ``forward`` returned is an error when ``backward`` reads
+#   ``ctx.saved_tensors``, not a wrong gradient (a change inside ``forward``,
+#   and a ``backward`` that does not read them, are not checked).
 #   The check reads a
 #   version counter that PyTorch's in-place operations advance, so a change
 #   made through ``.data`` or through a NumPy array that shares the memory
