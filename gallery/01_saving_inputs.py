@@ -18,13 +18,16 @@ This lesson shows why, and gives the model that later lessons use.
 #
 # * **Forward is not recorded.** ``forward`` runs with grad mode off. When it
 #   returns, if grad mode is on and an input requires grad, the Function's
-#   ``backward`` becomes the ``grad_fn`` of the output; nothing that happened
-#   inside ``forward`` is in the graph.
+#   ``backward`` becomes the ``grad_fn`` of each floating-point output (one
+#   node for all of them; an output marked non-differentiable, as in
+#   :ref:`lesson 06 <lesson-extending-rules>`, gets none). Nothing that
+#   happened inside ``forward`` is in the graph.
 # * **Backward is recorded only when the caller asks.** ``backward`` runs
-#   with grad mode on only under ``create_graph=True``, when
-#   :func:`torch.autograd.grad` or ``.backward()`` calls it. Then the operations
-#   it runs on tensors that require grad are recorded like any other code,
-#   and a second backward pass walks through them.
+#   with grad mode on only when the caller asks for a graph of the gradient:
+#   :func:`torch.autograd.grad` and ``.backward()`` under
+#   ``create_graph=True``, ``torch.func.grad`` always (:ref:`lesson 09
+#   <lesson-torch-func>`). Then what it computes from tensors that require
+#   grad is recorded like any other code.
 #
 # Take :math:`f(x) = x^2`, with :math:`f'(x) = 2x`. Backward needs only the
 # input.
@@ -85,6 +88,52 @@ with torch.no_grad():
 assert Square.apply(x.detach()).grad_fn is None and no_grad.grad_fn is None
 assert type(probed.grad_fn).__name__ == "SquareProbeBackward"
 
+# sphinx_gallery_start_ignore
+# Hidden on the page: the scope of both facts. One node for all floating-point
+# outputs, none for an integer output or one marked non-differentiable; and
+# torch.func.grad runs backward with grad mode on, with no create_graph (it
+# needs the setup_context form of lesson 06).
+
+
+class FourOutputs(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        half = x / 2
+        ctx.mark_non_differentiable(half)
+        return 2 * x, 3 * x, half, x.argmax()
+
+    @staticmethod
+    def backward(ctx, grad_twice, grad_thrice, grad_half, grad_index):
+        return 2 * grad_twice + 3 * grad_thrice
+
+
+twice, thrice, half, index = FourOutputs.apply(x)
+assert twice.grad_fn is not None and twice.grad_fn is thrice.grad_fn
+assert half.grad_fn is None and index.grad_fn is None
+
+
+class FuncSquare(torch.autograd.Function):
+    grad_mode = []  # torch.is_grad_enabled() in each backward
+
+    @staticmethod
+    def forward(x):
+        return x**2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        FuncSquare.grad_mode.append(torch.is_grad_enabled())
+        (x,) = ctx.saved_tensors
+        return grad_out * 2 * x
+
+
+torch.func.grad(lambda t: FuncSquare.apply(t).sum())(x.detach())
+assert FuncSquare.grad_mode == [True]
+# sphinx_gallery_end_ignore
+
 # %%
 # .. _backward-as-a-function:
 #
@@ -104,10 +153,8 @@ assert type(probed.grad_fn).__name__ == "SquareProbeBackward"
 #   Function, as a function of both :math:`x` and :math:`g`, not only at the
 #   values of the first pass.
 #
-# The first alone is not enough: :ref:`lesson 03 <lesson-saving-intermediates>`
-# shows a ``backward`` that autograd follows all the way and whose second
-# derivative is wrong. Here both hold, and the two derivatives of
-# :math:`b(g, x) = 2xg` are :math:`2g` and :math:`2x`:
+# Here both hold, and the two derivatives of :math:`b(g, x) = 2xg` are
+# :math:`2g` and :math:`2x`:
 
 g = torch.tensor([1.0, 2.0, -1.0], dtype=torch.float64, requires_grad=True)
 out = Square.apply(x)
@@ -195,39 +242,31 @@ assert failed and warned
 # ------------------
 #
 # ``torchviz.make_dot`` draws the graph behind the tensors you pass it, and
-# ``params`` names them. Every graph on this site uses one legend:
-#
-# * grey boxes are backward nodes. ``AccumulateGrad`` stands for a leaf that
-#   requires grad: ``.backward()`` adds the gradient that reaches it into the
-#   leaf's ``.grad``;
-# * rounded boxes are tensors: **blue** for a leaf that requires grad,
-#   **green** for any other tensor you passed to ``make_dot``, **orange** for
-#   any other tensor that a custom Function saved;
-# * arrows point the way values were computed, from inputs to results. A
-#   backward pass walks them the other way;
-# * a dashed line joins a custom Function's node to a tensor it saved.
-#
-# Run locally, ``make_dot`` draws square boxes and solid lines, colours a
-# leaf that a Function saved orange rather than blue, and leaves a saved
-# output or intermediate unnamed.
+# ``params`` names them. This site redraws every graph with one legend. Grey
+# boxes are backward nodes; ``AccumulateGrad`` stands for a leaf that
+# requires grad. Rounded boxes are tensors: **blue** for a leaf that requires
+# grad, **green** for another tensor passed to ``make_dot``, **orange** for
+# another tensor that a custom Function saved. A dashed line joins a
+# Function's node to each tensor it saved. Arrows run from inputs to results;
+# a backward pass walks them the other way. Run locally, ``make_dot`` draws
+# square boxes and solid lines, colours a saved leaf orange, and leaves a
+# saved output or intermediate unnamed.
 #
 # Below, a path runs from ``x`` through ``MulBackward0`` to ``grad_x``: the
-# derivative :math:`2x` written as a graph, which the second derivative above
-# walked.
-
-import re
+# derivative :math:`2x` as a graph, which the second derivative above walked.
 
 from torchviz import make_dot
 
 graph = make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
-assert "shape=box" in graph.source and "dashed" not in graph.source  # torchviz's style
-# torchviz declares x twice, as a leaf, then as saved; Graphviz keeps the last
+# sphinx_gallery_start_ignore
+# Hidden on the page: what make_dot itself draws, as the text says. It declares
+# x twice, as a leaf, then as saved, and Graphviz keeps the last colour.
+import re
+
+assert "shape=box" in graph.source and "dashed" not in graph.source
 fills = re.findall(rf"\t{id(x)} \[label=\"x\n[^]]*fillcolor=(\w+)\]", graph.source)
 assert fills == ["lightblue", "orange"]
-assert x.grad is None  # torch.autograd.grad, used above, never fills .grad
-for _ in range(2):
-    x.sum().backward()  # .backward() does: its AccumulateGrad adds the ones
-assert torch.equal(x.grad, torch.full_like(x, 2.0))  # added, not overwritten
+# sphinx_gallery_end_ignore
 graph
 
 # %%
@@ -235,7 +274,7 @@ graph
 # -------
 #
 # * Forward runs with grad mode off and is not recorded; backward is
-#   recorded under ``create_graph=True``.
+#   recorded when the caller asks for a graph (``create_graph=True``).
 # * ``backward`` is a function :math:`b(g, x)`, and double backward
 #   differentiates it with respect to both.
 # * A saved input keeps its link to the graph, so a ``backward`` built from
@@ -260,7 +299,7 @@ graph
 # works too). It tries a scalar, a vector and a non-contiguous matrix, to
 # first and second order. It returns quietly when your Function is right, and
 # otherwise raises an ``AssertionError`` that says what is wrong. A solution
-# follows at the end, apart from the exercise.
+# follows at the end.
 
 
 def holds_tensor(value):
