@@ -68,10 +68,11 @@ assert saved.data_ptr() == out.data_ptr()
 # it (``retain_graph`` defaults to ``create_graph``), or when nothing refers to
 # the graph any more. A gradient taken with ``create_graph=True`` refers to
 # ``MyExpBackward``, so the output lives as long as that gradient. And the
-# caller must not change the output in place: autograd raises when
-# ``backward`` reads it. Saving ``x`` instead, and computing again from it,
-# trades this memory for compute when the caller keeps ``x`` anyway, as
-# :ref:`lesson 03 <lesson-saving-intermediates>` shows.
+# caller must not change the output in place. Autograd's check makes
+# ``backward`` raise after an in-place PyTorch operation on it (unless
+# saved-tensor hooks were in use when it was saved); a change that the check
+# misses, such as one made through ``.data``, can silently give a wrong
+# gradient. :ref:`Lesson 06 <lesson-extending-rules>` explains the check.
 
 import weakref
 
@@ -108,6 +109,21 @@ except RuntimeError as err:
 print("after an in-place change:", error.split(":")[0])
 assert "modified by an inplace operation" in error
 
+escaped = MyExp.apply(x)
+escaped.data.mul_(2)  # the same change, hidden from the check
+(wrong,) = torch.autograd.grad(escaped.sum(), x)
+print("after a change through .data:", wrong)
+assert torch.allclose(wrong, 2 * torch.exp(x))
+
+# sphinx_gallery_start_ignore
+# Hidden on the page: the exception in parentheses. Saved under (here identity)
+# saved-tensor hooks, the output is not checked: no error.
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+    hooked = MyExp.apply(x)
+hooked.mul_(2)
+torch.autograd.grad(hooked.sum(), x)
+# sphinx_gallery_end_ignore
+
 # %%
 # Checks and graph
 # ----------------
@@ -142,7 +158,9 @@ graph
 # * Save the output when the derivative is easiest to write with it. It keeps
 #   its ``grad_fn``, so double backward works as for an input.
 # * Saving the output reuses forward's work without a copy. It keeps the
-#   output alive until the graph is freed, and forbids changing it in place.
+#   output alive until the graph is freed, and changing the output in place
+#   breaks ``backward``: an error, or a wrong gradient when the change escapes
+#   autograd's check.
 #
 # Next, :ref:`pattern 3 <lesson-saving-intermediates>`: values that are
 # neither inputs nor outputs.
@@ -156,14 +174,10 @@ graph
 # :math:`\sigma(x)(1 - \sigma(x))` is easiest written with the output. The form
 # is part of the exercise: save the output with ``ctx.save_for_backward`` (the
 # very tensor ``forward`` returns: a copy is an intermediate, as in
-# :ref:`lesson 03 <lesson-saving-intermediates>`) and keep no tensor on
-# ``ctx`` (only a saved tensor gets autograd's in-place check and saved-tensor
-# hooks, as :ref:`lesson 06 <lesson-extending-rules>` shows).
-# Then run ``check_sigmoid(Sigmoid)`` (a function that calls your Function
-# works too). It tries a scalar, a vector and a non-contiguous matrix, to first
-# and second order. It returns quietly when your Function is right and saves
-# its output, and otherwise raises an ``AssertionError`` that says what is
-# wrong. A solution follows at the end, apart from the exercise.
+# :ref:`lesson 03 <lesson-saving-intermediates>`), and keep no tensor on
+# ``ctx``, as in lesson 01's exercise. Then run ``check_sigmoid(Sigmoid)``.
+# Like lesson 01's check, it says what is wrong; it also rejects a right
+# Function that does not save its output. A solution follows at the end.
 
 
 def holds_tensor(value):
