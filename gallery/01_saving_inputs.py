@@ -20,14 +20,13 @@ This lesson shows why, and gives the model that later lessons use.
 #   returns, if grad mode is on and an input requires grad, the Function's
 #   ``backward`` becomes the ``grad_fn`` of each floating-point output (one
 #   node for all of them; an output marked non-differentiable, as in
-#   :ref:`lesson 06 <lesson-extending-rules>`, gets none). Nothing that
-#   happened inside ``forward`` is in the graph.
-# * **Backward is recorded only when the caller asks.** ``backward`` runs
-#   with grad mode on only when the caller asks for a graph of the gradient:
-#   :func:`torch.autograd.grad` and ``.backward()`` under
+#   :ref:`lesson 06 <lesson-extending-rules>`, gets none).
+# * **Backward is recorded only when the caller asks.**
+#   :func:`torch.autograd.grad` and ``.backward()`` ask under
 #   ``create_graph=True``, ``torch.func.grad`` always (:ref:`lesson 09
-#   <lesson-torch-func>`). Then what it computes from tensors that require
-#   grad is recorded like any other code.
+#   <lesson-torch-func>`). Only then does ``backward`` run with grad mode on,
+#   so that what it computes from tensors that require grad is recorded like
+#   any other code.
 #
 # Take :math:`f(x) = x^2`, with :math:`f'(x) = 2x`. Backward needs only the
 # input.
@@ -142,10 +141,10 @@ assert FuncSquare.grad_mode == [True]
 #
 # ``backward`` computes :math:`b(g, x) = 2xg` from the incoming gradient
 # :math:`g` and the saved input :math:`x`: the vector-Jacobian product of
-# :math:`f`. Under ``create_graph=True`` the gradient it returns is made of
-# recorded operations on both (on those that require grad), so a second
-# backward pass differentiates :math:`b` with respect to :math:`x` and to
-# :math:`g`. That is double backward. It is right only when both hold:
+# :math:`f`. When ``backward`` is recorded, the gradient it returns is linked
+# to both (to those that require grad), so a second backward pass
+# differentiates :math:`b` with respect to :math:`x` and to :math:`g`: that
+# is double backward. It is right only when both hold:
 #
 # * autograd can follow every step of ``backward`` whose derivative is not
 #   zero (the next lessons show what hides a step, and which may be hidden), and
@@ -242,18 +241,17 @@ assert failed and warned
 # ------------------
 #
 # ``torchviz.make_dot`` draws the graph behind the tensors you pass it, and
-# ``params`` names them. This site redraws every graph with one legend. Grey
-# boxes are backward nodes; ``AccumulateGrad`` stands for a leaf that
-# requires grad. Rounded boxes are tensors: **blue** for a leaf that requires
-# grad, **green** for another tensor passed to ``make_dot``, **orange** for
-# another tensor that a custom Function saved. A dashed line joins a
-# Function's node to each tensor it saved. Arrows run from inputs to results;
-# a backward pass walks them the other way. Run locally, ``make_dot`` draws
+# ``params`` names them; this site redraws it with one legend. Grey boxes are
+# backward nodes (``AccumulateGrad`` stands for a leaf that requires grad).
+# Rounded boxes are tensors: **blue**, a leaf that requires grad; **green**,
+# another tensor passed to ``make_dot``; **orange**, another tensor that a
+# custom Function saved. A dashed line joins a Function's node to each tensor
+# it saved. Arrows run from inputs to results. Run locally, ``make_dot`` draws
 # square boxes and solid lines, colours a saved leaf orange, and leaves a
 # saved output or intermediate unnamed.
 #
-# Below, a path runs from ``x`` through ``MulBackward0`` to ``grad_x``: the
-# derivative :math:`2x` as a graph, which the second derivative above walked.
+# Below, the path from ``x`` through ``MulBackward0`` to ``grad_x`` is the
+# derivative :math:`2x`, which the second derivative walked.
 
 from torchviz import make_dot
 
@@ -273,17 +271,16 @@ graph
 # Summary
 # -------
 #
-# * Forward runs with grad mode off and is not recorded; backward is
-#   recorded when the caller asks for a graph (``create_graph=True``).
-# * ``backward`` is a function :math:`b(g, x)`, and double backward
-#   differentiates it with respect to both.
+# * Forward is not recorded. Backward is, when the caller asks for a graph
+#   (``create_graph=True``): double backward differentiates :math:`b(g, x)`
+#   with respect to both.
 # * A saved input keeps its link to the graph, so a ``backward`` built from
 #   differentiable PyTorch operations on it needs no extra work.
 # * Check with :func:`~torch.autograd.gradcheck` and
 #   :func:`~torch.autograd.gradgradcheck`, in ``float64``.
 #
-# Next, :ref:`pattern 2 <lesson-saving-outputs>` applies the same reasoning
-# when ``backward`` needs the result of ``forward``.
+# Next, :ref:`pattern 2 <lesson-saving-outputs>`: when ``backward`` needs
+# the result of ``forward``.
 
 
 # %%
@@ -296,10 +293,9 @@ graph
 # tensor gets autograd's in-place check and saved-tensor hooks, as
 # :ref:`lesson 06 <lesson-extending-rules>` shows). Then run
 # ``check_log1p_square(Log1pSquare)`` (a function that calls your Function
-# works too). It tries a scalar, a vector and a non-contiguous matrix, to
-# first and second order. It returns quietly when your Function is right, and
-# otherwise raises an ``AssertionError`` that says what is wrong. A solution
-# follows at the end.
+# works too). It returns quietly when your Function is right, and otherwise
+# raises an ``AssertionError`` that says what is wrong. A solution follows at
+# the end.
 
 
 def holds_tensor(value):

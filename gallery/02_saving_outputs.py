@@ -72,7 +72,7 @@ assert saved.data_ptr() == out.data_ptr()
 # ``backward`` raise after an in-place PyTorch operation on it (unless
 # saved-tensor hooks were in use when it was saved); a change that the check
 # misses, such as one made through ``.data``, can silently give a wrong
-# gradient. :ref:`Lesson 06 <lesson-extending-rules>` explains the check.
+# gradient (:ref:`lesson 06 <lesson-extending-rules>`).
 
 import weakref
 
@@ -136,10 +136,8 @@ assert gradcheck(MyExp.apply, inputs) and gradgradcheck(MyExp.apply, inputs)
 print("gradcheck and gradgradcheck pass")
 
 # %%
-# From ``x``, a path runs to ``MyExpBackward``, which leads both to ``out``
-# and, through ``MulBackward0``, to ``grad_x``. The orange box, named
-# ``result`` on this site only, is the saved output: each read gives a new
-# tensor object, so a box of its own.
+# The orange box, named ``result`` on this site only, is the saved output:
+# each read gives a new tensor object, so a box of its own.
 
 from torchviz import make_dot
 
@@ -155,12 +153,11 @@ graph
 # Summary
 # -------
 #
-# * Save the output when the derivative is easiest to write with it. It keeps
-#   its ``grad_fn``, so double backward works as for an input.
-# * Saving the output reuses forward's work without a copy. It keeps the
-#   output alive until the graph is freed, and changing the output in place
-#   breaks ``backward``: an error, or a wrong gradient when the change escapes
-#   autograd's check.
+# * Save the output when the derivative is easiest to write with it: it keeps
+#   its ``grad_fn``, so double backward works as for an input, with no copy.
+# * The graph keeps it alive until freed. Changing it in place is an error,
+#   or, when autograd's check misses the change, can silently give a wrong
+#   gradient.
 #
 # Next, :ref:`pattern 3 <lesson-saving-intermediates>`: values that are
 # neither inputs nor outputs.
