@@ -317,6 +317,28 @@ def changes_grad_out(call, x):
     return not all(map(torch.equal, grads, before))
 
 
+def graph_fault(call, x, where):
+    """Why backward's result for ``x`` cannot be differentiated again, or ""."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    ones = [torch.ones_like(out) for out in outs]
+    try:
+        (grad,) = torch.autograd.grad(outs, x, ones, create_graph=True, allow_unused=True)
+    except Exception:  # gradcheck reports it
+        return ""
+    if grad is None:
+        return f"backward returns None for x {where}: did it forget return?"
+    if grad.grad_fn is not None:
+        return ""
+    saved = outs[0].grad_fn.saved_tensors
+    if any(t.is_floating_point() and not t.requires_grad for t in saved):
+        why = "a tensor you saved does not require grad (detached, or computed in forward)"
+    else:
+        why = "it was computed under torch.no_grad, in NumPy, from detached tensors, or in"
+        why += " a backward marked once_differentiable (lesson 05)"
+    return f"the second derivative is lost {where}: backward's result has no graph, because {why}"
+
+
 def check_log1p_square(function):
     """Return quietly if ``function`` is log(1 + x**2) with both derivatives right."""
     call = getattr(function, "apply", function)  # a Function, or a function
@@ -337,12 +359,18 @@ def check_log1p_square(function):
             raise AssertionError(f"forward returns {got} {where}")
         if not torch.allclose(out, torch.log1p(x**2)):
             raise AssertionError(f"forward is not log(1 + x**2) {where}")
+        if not out.requires_grad:
+            message = "the output does not require grad: do not mark it non-differentiable"
+            raise AssertionError(f"{message}, and call the Function through .apply")
         if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
             raise AssertionError("the output does not come from a custom Function")
         kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
             message = f"ctx.{kept[0]} holds a tensor"
             raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+        fault = graph_fault(call, x, where)
+        if fault:
+            raise AssertionError(fault)
         for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
             if test is gradgradcheck and changes_grad_out(call, x):
                 raise AssertionError("backward changes grad_out in place: compute a new tensor")

@@ -314,6 +314,28 @@ def changes_grad_out(call, x):
     return not all(map(torch.equal, grads, before))
 
 
+def graph_fault(call, x, where):
+    """Why backward's result for ``x`` cannot be differentiated again, or ""."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    ones = [torch.ones_like(out) for out in outs]
+    try:
+        (grad,) = torch.autograd.grad(outs, x, ones, create_graph=True, allow_unused=True)
+    except Exception:  # gradcheck reports it
+        return ""
+    if grad is None:
+        return f"backward returns None for x {where}: did it forget return?"
+    if grad.grad_fn is not None:
+        return ""
+    saved = outs[0].grad_fn.saved_tensors
+    if any(t.is_floating_point() and not t.requires_grad for t in saved):
+        why = "a tensor you saved does not require grad (detached, or computed in forward)"
+    else:
+        why = "it was computed under torch.no_grad, in NumPy, from detached tensors, or in"
+        why += " a backward marked once_differentiable (lesson 05)"
+    return f"the second derivative is lost {where}: backward's result has no graph, because {why}"
+
+
 def check_x_exp(function):
     """Return quietly if ``function`` returns (x * exp(x), exp(x)), saves exp(x), and has both
     derivatives right."""
@@ -341,6 +363,9 @@ def check_x_exp(function):
             if not torch.allclose(got, value):
                 raise AssertionError(f"forward is not {name} {where}")
         out, exp = outs
+        if not out.requires_grad:
+            message = "x * exp(x) does not require grad: do not mark it non-differentiable"
+            raise AssertionError(f"{message}, and call XExp through .apply")
         if not exp.requires_grad:
             message = "exp(x) does not require grad: do not mark it non-differentiable"
             raise AssertionError(f"{message}; its gradient carries part of the second derivative")
@@ -350,6 +375,9 @@ def check_x_exp(function):
         if kept:
             message = f"ctx.{kept[0]} holds a tensor"
             raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+        fault = graph_fault(call, x, where)
+        if fault:
+            raise AssertionError(fault)
         for fn, used in ((call, "both outputs"), (lambda t: call(t)[0], "the first output alone")):
             for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
                 if test is gradgradcheck and changes_grad_out(fn, x):
