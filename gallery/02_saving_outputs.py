@@ -153,11 +153,12 @@ graph
 # Summary
 # -------
 #
-# * Save the output when the derivative is easiest to write with it: it keeps
-#   its ``grad_fn``, so double backward works as for an input, with no copy.
-# * The graph keeps it alive until freed. Changing it in place is an error,
-#   or, when autograd's check misses the change, can silently give a wrong
-#   gradient.
+# * Save the output when the derivative is easiest to write with it: it costs
+#   no copy, and keeps its ``grad_fn``, so double backward works as for an
+#   input.
+# * The graph keeps it alive until freed. Changing it in place makes
+#   ``backward`` raise or, when autograd's check misses the change, can
+#   silently give a wrong gradient.
 #
 # Next, :ref:`pattern 3 <lesson-saving-intermediates>`: values that are
 # neither inputs nor outputs.
