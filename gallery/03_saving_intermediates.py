@@ -315,7 +315,7 @@ def changes_grad_out(call, x):
 
 
 def graph_fault(call, x, where):
-    """Why backward's result for ``x`` cannot be differentiated again, or ""."""
+    """Why backward's result for ``x`` cannot be differentiated again (empty if it can)."""
     outs = call(x)
     outs = outs if isinstance(outs, tuple) else (outs,)
     ones = [torch.ones_like(out) for out in outs]
