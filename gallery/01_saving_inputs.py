@@ -167,10 +167,10 @@ assert torch.equal(db_dx, 2 * g) and torch.equal(db_dg, 2 * x)
 
 # %%
 # With :math:`g` fixed to ones (the ``.sum()`` of the output), differentiating
-# the gradient again gives :math:`f''(x) = 2`. It works because the tensor
+# the gradient again gives :math:`f''(x) = 2`. It works because what
 # ``backward`` reads from ``ctx.saved_tensors`` keeps ``x``'s place in the
-# graph (here it is ``x`` itself), so the recorded product
-# ``grad_out * 2 * x`` is linked to ``x``. An input made by recorded
+# graph (here it is ``x`` itself), so the recorded ``grad_out * 2 * x`` is
+# linked to ``x``. An input made by recorded
 # operations, with a ``grad_fn`` of its own (not a *leaf*), works too.
 
 (grad_x,) = torch.autograd.grad(out.sum(), x, create_graph=True)
@@ -251,7 +251,7 @@ assert failed and warned
 # saved output or intermediate unnamed.
 #
 # Below, the path from ``x`` through ``MulBackward0`` to ``grad_x`` is the
-# derivative :math:`2x`, which the second derivative walked.
+# derivative :math:`2x`.
 
 from torchviz import make_dot
 

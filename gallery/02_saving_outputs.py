@@ -174,8 +174,8 @@ graph
 # very tensor ``forward`` returns: a copy is an intermediate, as in
 # :ref:`lesson 03 <lesson-saving-intermediates>`), and keep no tensor on
 # ``ctx``, as in lesson 01's exercise. Then run ``check_sigmoid(Sigmoid)``.
-# Like lesson 01's check, it says what is wrong; it also rejects a right
-# Function that does not save its output. A solution follows at the end.
+# It also rejects a right Function that does not save its output. A solution
+# follows at the end.
 
 
 def holds_tensor(value):

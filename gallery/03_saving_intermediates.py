@@ -24,10 +24,10 @@ compute them again in ``backward``.
 #    \sinh'(x) = \cosh(x) = \frac{e^{x} + e^{-x}}{2}
 #
 # Backward needs the same two exponentials as forward. Forward returns them as
-# extra outputs and saves those: outputs have a ``grad_fn``, as the previous
-# lesson showed. Backward then receives one gradient per output, and must add
-# the contribution of each, using :math:`(e^{x})' = e^{x}` and
-# :math:`(e^{-x})' = -e^{-x}`:
+# extra outputs and saves those: outputs have a ``grad_fn``
+# (:ref:`lesson 02 <lesson-saving-outputs>`). Backward then receives one
+# gradient per output, and must add the contribution of each, using
+# :math:`(e^{x})' = e^{x}` and :math:`(e^{-x})' = -e^{-x}`:
 #
 # .. math::
 #
@@ -110,9 +110,9 @@ assert torch.sinh(x32).isfinite().all() and (torch.sinh(x32) != 0).all()
 # Why the extra gradients matter
 # ------------------------------
 #
-# A hook registered with ``register_prehook`` on ``MySinhBackward`` sees the
-# gradients that arrive, before autograd replaces each ``None`` (an unused
-# output) with zeros.
+# A prehook on ``MySinhBackward`` (``register_prehook``) sees the gradients
+# that arrive, before autograd replaces each ``None`` (an unused output) with
+# zeros.
 
 watched, watched_pos, watched_neg = MySinh.apply(x)
 assert watched.grad_fn is watched_pos.grad_fn is watched_neg.grad_fn  # one node
@@ -290,9 +290,8 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # :math:`(1 + x) e^{x}` reuses :math:`e^{x}`. The form is part of the
 # exercise: return the pair :math:`(x e^{x}, e^{x})`, in that order, save
 # :math:`e^{x}` as an output, and keep no tensor on ``ctx``. Then run
-# ``check_x_exp(XExp)``. Like lesson 01's check, it says what is wrong; it
-# checks both derivatives with both outputs used, and with the first alone. A
-# solution follows at the end.
+# ``check_x_exp(XExp)``. It checks both derivatives with both outputs used,
+# and with the first alone. A solution follows at the end.
 
 
 def holds_tensor(value):
