@@ -17,9 +17,9 @@ things of ``check``:
   tensor kept on ``ctx`` (alone or in a container), a ``backward`` that writes
   into the incoming gradient or detaches it, the wrong shape or dtype, and the
   mistakes that fit the exercise (for lessons 01-03, also a ``backward`` that
-  leaves no graph or forgets ``return``, and a non-differentiable output). It must reject each with an
-  ``AssertionError`` whose message names the fault (the words ``WRONG``
-  lists), so that a reader learns what is wrong.
+  leaves no graph or forgets ``return``, and a non-differentiable output). It
+  must reject each with an ``AssertionError`` whose message names the fault
+  (the words ``WRONG`` lists), so that a reader learns what is wrong.
 
 Otherwise the build fails, naming the answer that the check got wrong.
 """
