@@ -72,7 +72,8 @@ mix = torch.rand(32, 1, dtype=torch.float64)
 
 
 def penalty(critic, batch=32):
-    x_hat = (mix * real + (1 - mix) * fake)[:batch].requires_grad_()
+    m, r, f = mix[:batch], real[:batch], fake[:batch]  # the first samples
+    x_hat = (m * r + (1 - m) * f).requires_grad_()
     (grad,) = torch.autograd.grad(critic(x_hat).sum(), x_hat, create_graph=True)
     return ((grad.norm(dim=1) - 1) ** 2).mean()
 
