@@ -583,12 +583,12 @@ assert outcomes == [True, None, True]
 #   the graph. After an ordinary one, and with dynamic shapes even before one
 #   (``dynamic=True``, or the default once a size has changed), a compiled
 #   part with donated buffers can raise at every backward that keeps the
-#   graph: ``aot_eager_decomp_partition`` and ``inductor`` do on
-#   :math:`2\tanh(xW)`, and with dynamic shapes on the critic too, unless
-#   ``torch._functorch.config.donated_buffer`` is ``False`` when that backward
-#   runs. ``inductor`` keeps compiled backwards in a cache on disk, so there
-#   the backward that first compiled the graph, in any earlier process too,
-#   decides, unless ``TORCHINDUCTOR_AUTOGRAD_CACHE=0``.
+#   graph, unless ``torch._functorch.config.donated_buffer`` is ``False`` when
+#   that backward runs. ``aot_eager_decomp_partition`` and ``inductor`` do on
+#   :math:`2\tanh(xW)`, and with dynamic shapes on the critic too.
+#   ``inductor`` keeps compiled backwards in a cache on disk, so there the
+#   backward that first compiled the graph, in an earlier process too,
+#   decides, unless that cache is off (``TORCHINDUCTOR_AUTOGRAD_CACHE=0``).
 # * A backend without AOTAutograd (``backend="eager"``, or one's own that
 #   returns Dynamo's graph as it is) gives right second derivatives through
 #   built-in operations. Through a custom Function whose ``backward`` Dynamo
