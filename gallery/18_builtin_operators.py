@@ -9,19 +9,25 @@ Built-in operators without a second derivative
 Most of PyTorch's own derivative formulas can be differentiated again; a
 few cannot, and double backward through them stops inside PyTorch with a
 message that names the operator's backward: "derivative for aten::NAME is
-not implemented" when that backward operator has no derivative formula of
-its own, or "the derivative for 'NAME' is not implemented" when its formula
-says so. The fix is another path to the same value, made of operations that
-can be differentiated twice. Each operator's fix below was checked with
-double backward (``torch.autograd.grad`` twice) and with
+not implemented", a ``RuntimeError``, when that backward operator has no
+derivative formula of its own, or "the derivative for 'NAME' is not
+implemented", a ``NotImplementedError``, when its formula says so. The fix
+is another path to the same value, made of operations that can be
+differentiated twice.
+
+Each operator's fix below that runs on a CPU was checked with double
+backward (``torch.autograd.grad`` twice) and with
 :func:`torch.func.hessian`, which also needs a forward-mode formula for every
-operator on the way: every fix has one except the distances through the
-matrix products of ``cdist`` (and so of ``pdist``), whose ``_euclidean_dist``
-has none (:ref:`its entry <error-index-forward-ad>`). The entries below are
-not a complete list:
-:ref:`the last section <error-index-more>` prints the backward operators
-whose formula says ``not_implemented``, read from the PyTorch that built
-this page, and runs more operators whose backward has no formula at all.
+operator on the way: every such fix has one except the distances through the
+matrix products of ``cdist`` (and so of ``pdist``), whose
+``_euclidean_dist`` has none (:ref:`its entry <error-index-forward-ad>`). On
+a GPU, one more lacks it: ``nn.LSTM`` and ``nn.GRU`` run with cuDNN turned
+off, the fix of :ref:`the section on GPUs <error-index-gpu>`, go through
+fused cells that have no forward-mode formula (read from PyTorch's sources,
+not run here). The entries below are not a complete list: :ref:`the last section <error-index-more>` prints
+the backward operators whose formula says ``not_implemented``, read from the
+PyTorch that built this page, and runs more operators whose backward has no
+formula at all.
 
 The other messages of double backward are in the error index:
 :ref:`lesson 15 <lesson-error-index>` for computing and checking second
@@ -254,22 +260,27 @@ assert "the derivative for '_cdist_backward' is not implemented" in message
 # kernel of its own, which has no derivative. **Fix:** the loss computed by
 # CTC's forward recursion written with PyTorch operations, which autograd
 # differentiates to any order (slower: a Python loop over time steps). It is
-# a sketch: for an impossible alignment it returns about ``1e30`` where
-# ``ctc_loss`` returns ``inf``, it has no ``zero_infinity``, and it takes the
-# targets only padded, as a 2-D tensor (not concatenated in 1-D). It is
-# compared with ``ctc_loss`` through a ``log_softmax``, as ``ctc_loss``
-# expects: its own gradient assumes normalised log-probabilities.
+# a sketch. It returns the sum over the batch, as ``reduction="sum"`` does,
+# not the mean over target lengths of ``ctc_loss``'s default. For an
+# impossible alignment (a target too long for its input) it returns about
+# ``1e30`` and a finite gradient that means nothing, where ``ctc_loss``
+# returns ``inf`` and a gradient of ``nan`` (run below). It has no
+# ``zero_infinity``, takes no empty target, and takes the targets only
+# padded, as a 2-D tensor (not concatenated in 1-D). It is compared with
+# ``ctc_loss`` through a ``log_softmax``, as ``ctc_loss`` expects: its own
+# gradient assumes normalised log-probabilities.
 #
 # Under a transform of :mod:`torch.func` (``grad``, ``jacrev``), pass
 # ``ctc_loss`` its ``input_lengths`` and ``target_lengths`` as tensors: with
 # Python lists, even its first derivative stops with "Cannot access data
 # pointer of Tensor that doesn't have storage" (run below). On a CUDA device,
 # ``ctc_loss`` may take cuDNN's kernel instead, ``_cudnn_ctc_loss``, which
-# this page, built on a CPU, does not run: its backward multiplies the
-# incoming gradient by a gradient computed in the forward pass (:ref:`the
-# section on GPUs <error-index-gpu>`), so double backward there need not stop
-# with this message. Check a second derivative through it with
-# ``gradgradcheck`` on that device, or use the recursion.
+# this page, built on a CPU, does not run: its backward starts from a
+# gradient that the kernel computed in the forward pass, handed to a helper
+# rather than to a backward operator (:ref:`the section on GPUs
+# <error-index-gpu>`), so double backward there need not stop with this
+# message. Check a second derivative through it with ``gradgradcheck`` on
+# that device, or use the recursion.
 
 ctc_inputs = dict(
     targets=torch.tensor([[1, 1, 2], [3, 1, 0]]),
@@ -330,6 +341,16 @@ def tiny_ctc(log_probs):
 
 
 assert gradcheck(tiny_ctc, (tiny,)) and gradgradcheck(tiny_ctc, (tiny,))
+assert not torch.allclose(loss, F.ctc_loss(logits.log_softmax(2), **ctc_inputs))  # the mean
+
+short = tiny[:2].detach().requires_grad_()  # 2 steps, too few for labels 1, blank, 1
+impossible = dict(targets=torch.tensor([[1, 1]]), input_lengths=[2], target_lengths=[2])
+by_recursion = ctc_loss_by_recursion(short, **impossible)
+by_builtin = builtin_ctc(short, **impossible)
+print("impossible alignment:", by_recursion.item(), by_builtin.item())
+assert by_recursion > 1e29 and by_builtin.isinf()
+assert torch.autograd.grad(by_recursion, short)[0].isfinite().all()
+assert torch.autograd.grad(by_builtin, short)[0].isnan().all()
 
 
 def ctc_under_grad(input_lengths, target_lengths):
@@ -529,7 +550,15 @@ assert attention_hessian.isfinite().all()
 #   device): every derivative of ``_cudnn_rnn_backward`` is
 #   ``not_implemented``. PyTorch's message suggests running the forward pass
 #   under ``torch.backends.cudnn.flags(enabled=False)``, so that the network
-#   takes a path made of differentiable operations.
+#   takes a path made of differentiable operations. For ``nn.LSTM`` and
+#   ``nn.GRU``, that path goes through fused cells on a CUDA device
+#   (``_thnn_fused_lstm_cell`` and ``_thnn_fused_gru_cell``, in PyTorch's
+#   ``aten/src/ATen/native/RNN.cpp``). Under ``create_graph=True``, their
+#   backward formulas call differentiable versions of themselves
+#   (``_thnn_differentiable_lstm_cell_backward`` and its GRU twin), so double
+#   backward works; but the cells have no forward-mode formula (no line for
+#   ``result``, checked below), so :func:`torch.func.hessian` and ``jacfwd``
+#   should still stop there.
 # * The CUDA kernels of ``scaled_dot_product_attention`` (flash,
 #   memory-efficient, cuDNN), like the CPU one above: their backward
 #   operators have no derivative formula. Unlike on the CPU, dropout in
@@ -544,8 +573,10 @@ assert attention_hessian.isfinite().all()
 #   meeting them, so test double backward through attention in the dtype
 #   that training uses.
 # * cuDNN's CTC kernel (``_cudnn_ctc_loss``): its formula, printed below,
-#   multiplies the incoming gradient by ``result1``, a gradient that the
-#   kernel computed in the forward pass.
+#   passes the incoming gradient and ``result1``, a gradient that the kernel
+#   computed in the forward pass, to a helper of PyTorch's autograd
+#   (``_cudnn_ctc_loss_backward``, in ``FunctionsManual.cpp``, whose body
+#   this page does not show), not to a backward operator.
 #
 # The same file confirms what the built-in entries above met: the backward
 # operators of the attention kernels and of CTC have no derivative formula of
@@ -587,6 +618,11 @@ assert cudnn_ctc == ["log_probs: _cudnn_ctc_loss_backward(grad, result0, result1
 for backward in ("_cdist_backward", "_pdist_backward"):
     print(f"{backward}:", entries[backward])
     assert all("not_implemented" in line for line in entries[backward])
+for cell in ("_thnn_fused_lstm_cell", "_thnn_fused_gru_cell"):
+    formulas_for = [line.split(":")[0] for line in entries[cell]]  # what each line differentiates
+    print(f"{cell}: formulas for", formulas_for)
+    assert "GradMode::is_enabled() ? _thnn_differentiable_" in " ".join(entries[cell])
+    assert not any(names.startswith("result") for names in formulas_for)  # no forward mode
 
 # %%
 # .. _error-index-more:
