@@ -49,6 +49,8 @@ import torch
 # sphinx_gallery_thumbnail_path = "_static/thumbs/18_builtin_operators.svg"
 from torch.autograd import gradcheck, gradgradcheck
 
+torch.manual_seed(0)  # the same random tensors at every build
+
 
 def message_of(expected, action):
     """Run ``action``; print and return the message of the expected exception."""
@@ -152,18 +154,20 @@ with sdpa_kernel(SDPBackend.MATH):
 # only when an input has more than 25 rows). **Fix:** for ``p=2``, that
 # ``compute_mode``. It computes :math:`\|a\|^2 + \|b\|^2 - 2\,a \cdot b`, which
 # loses the distance between points close to each other and far from the
-# origin, in float32 above all (below). For any ``p``, or where that
+# origin, in float32 above all (below). For other ``p``, or where that
 # precision matters, the distances written with differentiable operations,
 # ``(x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p=p, dim=-1)``, which hold
-# every difference in memory.
+# every difference in memory, and need care where a difference is 0: on the
+# diagonal of ``cdist(x, x)``, where two points coincide, and where they
+# share a coordinate (below).
 
 points = torch.rand(4, 2, dtype=torch.float64, requires_grad=True)
 centres = torch.rand(5, 2, dtype=torch.float64)
 
 
-def second_derivative_in_points(distance):
-    (grad,) = torch.autograd.grad(distance(points, centres).sum(), points, create_graph=True)
-    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+def second_derivative_in_points(distance, a=points, b=centres):
+    (grad,) = torch.autograd.grad(distance(a, b).sum(), a, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), a)[0]
 
 
 def cdist_by_differences(p=2.0):
@@ -188,21 +192,90 @@ print("by products:   ", cdist_by_products(near, apart).item())
 print("by differences:", cdist_by_differences()(near, apart).item())
 assert abs(cdist_by_products(near, apart).item() - 1e-3) > 5e-4  # not even close
 assert abs(cdist_by_differences()(near, apart).item() - 1e-3) < 1e-6
+try:  # p=1 has no path through matrix products
+    second_derivative_in_points(
+        lambda a, b: torch.cdist(a, b, p=1.0, compute_mode="use_mm_for_euclid_dist")
+    )
+    message = ""
+except NotImplementedError as error:
+    message = str(error)
+assert "the derivative for '_cdist_backward' is not implemented" in message
 
 # %%
-# Where two points coincide (the diagonal of ``cdist(x, x)``), the norm of
-# their difference has no derivative, first or second: it is a cone there
-# (for ``p`` above 1, one whose curvature grows without bound as the points
-# approach). What double backward returns at that point is what PyTorch's
-# formulas for the norm give: values that are not finite for ``p`` of 1.5, 2
-# and 2.5, finite ones for 1 and 3 (among those tried below). For ``p=2``, the path through
-# matrix products stays finite there; so does a smoothed norm of the
-# differences ``d``, ``((d**2 + eps) ** (p / 2)).sum(-1) ** (1 / p)``, at the
-# cost of a distance of ``n ** (1 / p) * eps ** 0.5`` between coincident
-# points of ``n`` coordinates. That was measured for ``p`` from 1 to 3 in
-# float64, below. It is no cure for every ``p``: at coincident points its
-# derivatives divide by powers of ``eps``, which overflow for large ``p``,
-# from ``p=4`` in float32 (below).
+# On the diagonal of ``cdist(x, x)``, each point's distance to itself is 0
+# whatever ``x`` is, so its true derivatives, first and second, are 0. Double
+# backward through the norm of the differences does not return them: at a
+# difference of 0, differentiating PyTorch's formula for the norm's gradient
+# gives 0 times an infinite factor, which is not finite for ``p`` of 1.5, 2
+# and 2.5, and autograd carries it back to ``x``, although a point minus
+# itself does not change with ``x``. For 1 and 3 the result is finite and
+# right (among those tried below). The exact fix leaves the diagonal out of
+# the computation: ``cdist_to_itself`` below sets it to 0 and hands the norm
+# a difference of 1 there instead. ``torch.where`` alone is not enough: the
+# gradient of 0 it sends back to the norm still meets the infinite factor.
+# Keeping only the pairs ``i < j``, as for ``pdist`` below, works too.
+
+from functools import partial
+
+
+def cdist_to_itself(x, p=2.0):
+    """cdist(x, x, p), with a diagonal set to 0 instead of computed."""
+    d = x.unsqueeze(-2) - x.unsqueeze(-3)
+    diagonal = torch.eye(x.shape[-2], dtype=torch.bool, device=x.device)
+    d = torch.where(diagonal.unsqueeze(-1), 1.0, d)  # no difference of 0 reaches the norm
+    return torch.where(diagonal, 0.0, d.norm(p=p, dim=-1))
+
+
+def where_alone(x, p=2.0):
+    """The diagonal set to 0 by torch.where alone: not enough."""
+    diagonal = torch.eye(x.shape[-2], dtype=torch.bool, device=x.device)
+    return torch.where(diagonal, 0.0, cdist_by_differences(p)(x, x))
+
+
+def second_derivative_to_itself(distances):
+    (grad,) = torch.autograd.grad(distances(points).sum(), points, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+
+
+def to_itself(distance):
+    """The distances of x to itself, by a distance between two sets of points."""
+    return lambda x: distance(x, x)
+
+
+orders = (1.0, 1.5, 2.0, 2.5, 3.0)
+exact, not_finite = {}, []
+for p in orders:
+    assert torch.allclose(cdist_to_itself(points, p), torch.cdist(points, points, p=p))
+    assert gradgradcheck(partial(cdist_to_itself, p=p), (points,))
+    exact[p] = second_derivative_to_itself(partial(cdist_to_itself, p=p))
+    by_differences = second_derivative_to_itself(to_itself(cdist_by_differences(p)))
+    if by_differences.isfinite().all():
+        assert torch.allclose(by_differences, exact[p])
+    else:
+        not_finite.append(p)
+print("cdist(x, x) by differences, p with second derivatives not finite:", not_finite)
+assert not_finite == [1.5, 2.0, 2.5]
+assert not second_derivative_to_itself(where_alone).isfinite().all()
+
+# %%
+# Two distinct points that coincide (a point and a centre, or two rows of
+# ``x``) are another matter: the norm of their difference has no derivative
+# there, first or second. It is a cone (for ``p`` above 1, one whose
+# curvature grows without bound as the points approach), and double backward
+# through the norm of the differences is not finite there for the same ``p``
+# as on the diagonal. Where a finite stand-in will do, for ``p=2`` the path
+# through matrix products stays finite there; so does a smoothed norm of the
+# differences ``d``, ``((d**2 + eps) ** (p / 2)).sum(-1) ** (1 / p)``. Its
+# second derivatives there are of the order of ``eps ** -0.5``, ``1e6`` with
+# ``eps=1e-12``, and it puts a distance of ``n ** (1 / p) * eps ** 0.5``
+# between coincident points of ``n`` coordinates. That was measured for
+# ``p`` from 1 to 3 in float64, below. Where the norm of the differences
+# fails on the diagonal of ``cdist(x, x)``, both give the exact values of
+# ``cdist_to_itself`` (within ``1e-6`` on these points). For ``p=1``, and for
+# ``p=3`` and above (tried: 3, 4 and infinity), the norm of the differences
+# needs no smoothing, as it stays finite; above ``p=3``, the smoothed norm
+# would be worse: its derivatives at coincident points divide by powers of
+# ``eps``, which overflow in float32 from ``p=4`` (below).
 
 
 def smoothed(p, eps=1e-12):
@@ -215,23 +288,35 @@ def smoothed(p, eps=1e-12):
     return distance
 
 
-def second_derivative_to_itself(distance):
-    (grad,) = torch.autograd.grad(distance(points, points).sum(), points, create_graph=True)
-    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+def hessian_of_smoothed(p, point, centre):
+    """The Hessian, in the point, of its smoothed distance to the centre."""
+    return torch.func.hessian(lambda a: smoothed(p)(a, centre).sum())(point).reshape(2, 2)
 
 
-orders = (1.0, 1.5, 2.0, 2.5, 3.0)
+touching = torch.cat([centres, points[:1].detach()])  # a centre where a point is
 not_finite = [
-    p for p in orders if not second_derivative_to_itself(cdist_by_differences(p)).isfinite().all()
+    p
+    for p in orders
+    if not second_derivative_in_points(cdist_by_differences(p), b=touching).isfinite().all()
 ]
-print("cdist(x, x) by differences, p with second derivatives not finite:", not_finite)
 assert not_finite == [1.5, 2.0, 2.5]
-assert second_derivative_to_itself(cdist_by_products).isfinite().all()
+for p in (4.0, float("inf")):  # finite too, on the diagonal as where two points coincide
+    assert second_derivative_to_itself(to_itself(cdist_by_differences(p))).isfinite().all()
+    assert second_derivative_in_points(cdist_by_differences(p), b=touching).isfinite().all()
+assert second_derivative_in_points(cdist_by_products, b=touching).isfinite().all()
+assert torch.allclose(second_derivative_to_itself(to_itself(cdist_by_products)), exact[2.0])
 for p in orders:
-    assert second_derivative_to_itself(smoothed(p)).isfinite().all()
+    assert second_derivative_in_points(smoothed(p), b=touching).isfinite().all()
+    at_coincidence = hessian_of_smoothed(p, centres[:1], centres[:1])
+    assert torch.allclose(
+        at_coincidence, 2 ** (1 / p - 1) * 1e6 * torch.eye(2, dtype=torch.float64)
+    )
     assert torch.allclose(smoothed(p)(points, centres), torch.cdist(points, centres, p=p))
     coincident = smoothed(p)(points, points).diagonal()
     assert torch.allclose(coincident, torch.full((4,), 2 ** (1 / p) * 1e-6, dtype=torch.float64))
+for p in not_finite:
+    by_smoothing = second_derivative_to_itself(to_itself(smoothed(p)))
+    assert torch.allclose(by_smoothing, exact[p], atol=1e-6)
 
 
 def smoothed_is_finite_in_float32(p):
@@ -243,14 +328,41 @@ def smoothed_is_finite_in_float32(p):
 print("smoothed, float32, second derivatives finite for p = 3, 4:")
 print(smoothed_is_finite_in_float32(3.0).item(), smoothed_is_finite_in_float32(4.0).item())
 assert smoothed_is_finite_in_float32(3.0) and not smoothed_is_finite_in_float32(4.0)
-try:  # p=1 has no path through matrix products
-    second_derivative_in_points(
-        lambda a, b: torch.cdist(a, b, p=1.0, compute_mode="use_mm_for_euclid_dist")
-    )
-    message = ""
-except NotImplementedError as error:
-    message = str(error)
-assert "the derivative for '_cdist_backward' is not implemented" in message
+
+# %%
+# Double backward through the norm of the differences also fails where two
+# distinct points share a coordinate, which grid or integer data make
+# common: for ``p`` of 1.5 and 2.5 among those tried below. For ``p``
+# between 1 and 3, other than 2, PyTorch's formula for the norm's gradient
+# raises the absolute value of each coordinate of the difference to the
+# power ``p - 1`` (below 2) or ``p - 2`` (above 2), whose derivative at 0 is
+# infinite. Between 1 and 2, the true second derivative is infinite there
+# too; between 2 and 3, it is finite, and its part from that coordinate is
+# 0. The smoothed norm stays finite there, with second derivatives of the
+# order of ``eps ** ((p - 2) / 2)`` from that coordinate (printed below):
+# ``1e6`` for ``p=1``, where the norm of the differences gives 0 (the value
+# on either side of the kink), and ``3.5e-4`` for ``p=2.5``.
+#
+# In short: on the diagonal of ``cdist(x, x)``, leave the diagonal out.
+# Elsewhere, take the norm of the differences for ``p=1`` and from ``p=3``,
+# and in between the smoothed norm, or for ``p=2`` the matrix products.
+
+on_grid = torch.tensor([[0.0, 0.0], [0.0, 1.0], [1.0, 0.5]], dtype=torch.float64)
+on_grid.requires_grad_()
+grid_centres = torch.tensor([[0.0, 2.0], [3.0, 1.0]], dtype=torch.float64)  # 1 or more away
+in_grid = partial(second_derivative_in_points, a=on_grid, b=grid_centres)
+shared = [p for p in orders if not in_grid(cdist_by_differences(p)).isfinite().all()]
+print("points on a grid, by differences, p with second derivatives not finite:", shared)
+assert shared == [1.5, 2.5]
+assert all(in_grid(cdist_by_differences(p)).isfinite().all() for p in (4.0, float("inf")))
+at_shared = {}  # for the point (0, 0) and the centre (0, 2), in the first coordinate
+for p in orders:
+    assert in_grid(smoothed(p)).isfinite().all()
+    at_shared[p] = hessian_of_smoothed(p, on_grid[:1].detach(), grid_centres[:1])[0, 0].item()
+    assert 0.1 < at_shared[p] / 1e-12 ** ((p - 2) / 2) < 10
+print("smoothed, second derivative at a shared coordinate:")
+print(", ".join(f"p={p}: {value:.2g}" for p, value in at_shared.items()))
+assert in_grid(cdist_by_differences(1.0)).eq(0).all()
 
 # %%
 # ``derivative for aten::_ctc_loss_backward is not implemented``
@@ -477,8 +589,6 @@ assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (ta
 # pass :func:`torch.func.hessian`, as the code below checks: the distances
 # by differences, the math backend of attention, CTC by its recursion and
 # ``embedding_bag`` by lookup.
-
-from functools import partial
 
 
 def total_distance(a):
