@@ -489,8 +489,9 @@ assert torch.allclose(
 # compute_mode="use_mm_for_euclid_dist")``, keeping the pairs above the
 # diagonal that ``torch.triu_indices(n, n, 1)`` lists, in the order of
 # ``pdist``, with the loss of precision that the ``cdist`` entry shows; for
-# any ``p``, the differences of those pairs of rows and their norm, with the
-# ``cdist`` entry's caveat for rows that coincide.
+# other ``p``, or where that precision matters, the norm of the differences
+# of those pairs of rows, with the ``cdist`` entry's caveats for rows that
+# coincide or share a coordinate (the diagonal, left out, needs none).
 
 
 def second_derivative_in_rows(distance):
@@ -503,15 +504,16 @@ def pdist_by_products(rows):
     return torch.cdist(rows, rows, compute_mode="use_mm_for_euclid_dist")[first, second]
 
 
-def pdist_by_differences(rows):
+def pdist_by_differences(rows, p=2.0):
     first, second = torch.triu_indices(len(rows), len(rows), 1)
-    return (rows[first] - rows[second]).norm(dim=-1)
+    return (rows[first] - rows[second]).norm(p=p, dim=-1)
 
 
 message = message_of(NotImplementedError, lambda: second_derivative_in_rows(torch.pdist))
 assert "the derivative for '_pdist_backward' is not implemented" in message
 assert torch.allclose(pdist_by_products(points), torch.pdist(points))
-assert torch.allclose(pdist_by_differences(points), torch.pdist(points))
+for p in (1.0, 2.0, 3.0):
+    assert torch.allclose(pdist_by_differences(points, p), torch.pdist(points, p))
 by_products = second_derivative_in_rows(pdist_by_products)
 assert by_products.isfinite().all()
 assert torch.allclose(by_products, second_derivative_in_rows(pdist_by_differences))
@@ -523,48 +525,88 @@ assert torch.allclose(by_products, second_derivative_in_rows(pdist_by_difference
 # **Cause:** ``torch.nn.functional.embedding_bag`` and ``nn.EmbeddingBag``,
 # which sum, average or take the maximum of rows of a table over each bag of
 # indices, compute the table's gradient with a backward that has no
-# derivative (in the modes ``"sum"``, ``"mean"`` and ``"max"`` alike).
-# **Fix:** for ``"sum"`` and ``"mean"``, look the rows up with
-# ``torch.nn.functional.embedding`` and add them up per bag with
-# ``index_add``; for bags that all have the same length, as a matrix of
-# indices, ``F.embedding(indices, table).mean(1)`` is enough. Below, a sketch
-# for a 1-D ``indices`` and ``offsets``, without ``per_sample_weights``,
-# ``padding_idx`` or ``include_last_offset``:
+# derivative (in the modes ``"sum"``, ``"mean"`` and ``"max"`` alike). With
+# ``per_sample_weights`` requiring grad, double backward in those weights
+# stops with "derivative for aten::_embedding_bag_per_sample_weights_backward
+# is not implemented". **Fix:** look the rows up with
+# ``torch.nn.functional.embedding``, multiply them by the
+# ``per_sample_weights`` if any, and add them up per bag with ``index_add``,
+# or take their maximum with ``scatter_reduce``. For bags that all have the
+# same length, as a matrix of indices, ``F.embedding(indices, table).mean(1)``
+# is enough. Below, a sketch for a 1-D ``indices`` and ``offsets``, without
+# ``padding_idx`` or ``include_last_offset``. In mode ``"max"``, where two
+# different rows of a bag tie for the maximum, ``scatter_reduce`` shares the
+# gradient between them, where ``embedding_bag`` gives it to one.
 
 table = torch.rand(10, 4, dtype=torch.float64, requires_grad=True)
 indices = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
 offsets = torch.tensor([0, 3, 3])  # three bags: 3 indices, none, 5 indices
+weights = torch.rand(8, dtype=torch.float64, requires_grad=True)  # one per index
 
 
-def embedding_bag_by_lookup(indices, table, offsets, mode="mean"):
-    """``embedding_bag`` for 1-D indices and offsets, mode "sum" or "mean"."""
+def embedding_bag_by_lookup(indices, table, offsets, mode="mean", per_sample_weights=None):
+    """``embedding_bag`` for 1-D indices and offsets, in mode "sum", "mean" or "max"."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode {mode!r}: embedding_bag's modes are sum, mean and max")
+    if per_sample_weights is not None and mode != "sum":
+        raise ValueError("per_sample_weights go with mode 'sum' only, as in embedding_bag")
     lengths = torch.diff(offsets, append=torch.tensor([len(indices)], device=offsets.device))
     bag = torch.repeat_interleave(torch.arange(len(offsets), device=offsets.device), lengths)
     rows = torch.nn.functional.embedding(indices, table)
-    sums = table.new_zeros(len(offsets), table.shape[1]).index_add(0, bag, rows)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1)
+    bags = table.new_zeros(len(offsets), table.shape[1])  # an empty bag: zeros
+    if mode == "max":
+        return bags.scatter_reduce(
+            0, bag.unsqueeze(1).expand_as(rows), rows, "amax", include_self=False
+        )
+    sums = bags.index_add(0, bag, rows)
     if mode == "sum":
         return sums
-    return sums / lengths.clamp(min=1).unsqueeze(1).to(table.dtype)  # an empty bag: zeros
+    return sums / lengths.clamp(min=1).unsqueeze(1).to(table.dtype)
 
 
-def second_derivative_in_table(bags):
-    (grad,) = torch.autograd.grad(bags(table).pow(2).sum(), table, create_graph=True)
-    return torch.autograd.grad(grad.pow(2).sum(), table)[0]
+def second_derivative_in(tensor, bags):
+    (grad,) = torch.autograd.grad(bags(tensor).pow(2).sum(), tensor, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), tensor)[0]
+
+
+def builtin_weighted(w):
+    return F.embedding_bag(indices, table, offsets, mode="sum", per_sample_weights=w)
 
 
 message = message_of(
     NotImplementedError,
-    lambda: second_derivative_in_table(lambda t: F.embedding_bag(indices, t, offsets)),
+    lambda: second_derivative_in(table, lambda t: F.embedding_bag(indices, t, offsets)),
 )
 assert "the derivative for '_embedding_bag_backward' is not implemented" in message
-for mode in ("sum", "mean"):
+message = message_of(RuntimeError, lambda: second_derivative_in(weights, builtin_weighted))
+assert "derivative for aten::_embedding_bag_per_sample_weights_backward is not" in message
+for mode in ("sum", "mean", "max"):
+    by_lookup = embedding_bag_by_lookup(indices, table, offsets, mode)
+    builtin = F.embedding_bag(indices, table, offsets, mode=mode)
+    assert torch.allclose(by_lookup, builtin)
     assert torch.allclose(
-        embedding_bag_by_lookup(indices, table, offsets, mode),
-        F.embedding_bag(indices, table, offsets, mode=mode),
+        torch.autograd.grad(by_lookup.pow(2).sum(), table)[0],
+        torch.autograd.grad(builtin.pow(2).sum(), table)[0],
     )
-second = second_derivative_in_table(lambda t: embedding_bag_by_lookup(indices, t, offsets))
+    assert gradgradcheck(
+        partial(embedding_bag_by_lookup, indices, offsets=offsets, mode=mode), (table,)
+    )
+second = second_derivative_in(table, lambda t: embedding_bag_by_lookup(indices, t, offsets))
 assert second.abs().sum() > 0  # not zero: the loss squares the means
-assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (table,))
+weighted = partial(embedding_bag_by_lookup, indices, offsets=offsets, mode="sum")
+assert torch.allclose(weighted(table, per_sample_weights=weights), builtin_weighted(weights))
+assert gradgradcheck(lambda t, w: weighted(t, per_sample_weights=w), (table, weights))
+
+twins = table.detach()[:1].repeat(2, 1).requires_grad_()  # two rows, equal
+for bags, gradient in ((embedding_bag_by_lookup, [0.5, 0.5]), (F.embedding_bag, [1.0, 0.0])):
+    maximum = bags(torch.tensor([0, 1]), twins, torch.tensor([0]), mode="max")
+    assert torch.autograd.grad(maximum.sum(), twins)[0][:, 0].tolist() == gradient
+
+matrix = torch.tensor([[1, 2, 3], [4, 5, 6]])  # bags of the same length
+assert torch.allclose(F.embedding(matrix, table).mean(1), F.embedding_bag(matrix, table))
+assert gradgradcheck(lambda t: F.embedding(matrix, t).mean(1), (table,))
 
 # %%
 # .. _error-index-forward-ad:
