@@ -620,17 +620,23 @@ assert gradgradcheck(lambda t: F.embedding(matrix, t).mean(1), (table,))
 # this page have none: ``cdist``, on either path (so the first fix of its
 # entry fails here), ``pdist``, the CPU flash kernel of attention,
 # ``ctc_loss`` and ``embedding_bag`` (below; the message names the operator
-# met). **Fix:** for the distances through the matrix products of ``cdist``,
+# met). An operator that has a forward-mode formula, while its backward
+# operator has no formula at all, such as ``hardsigmoid`` of :ref:`the last
+# section <error-index-more>`, lets ``jacfwd`` through and stops ``hessian``
+# only, with a message worded otherwise: "Trying to use forward AD with
+# aten::hardsigmoid_backward that does not support it." (run below).
+# **Fix:** for the distances through the matrix products of ``cdist``,
 # whose only obstacle is forward mode, reverse mode twice:
 # ``torch.func.jacrev(torch.func.jacrev(f))`` or
 # :func:`torch.autograd.functional.hessian`, whose default is reverse over
 # reverse. For the operators themselves that does not help: reverse over
 # reverse is double backward, which stops at their entry's message (run
 # below with :func:`torch.autograd.functional.hessian`, for ``pdist`` and the
-# default ``cdist``). Their entries' fixes do
-# pass :func:`torch.func.hessian`, as the code below checks: the distances
-# by differences, the math backend of attention, CTC by its recursion and
-# ``embedding_bag`` by lookup.
+# default ``cdist``). Their entries' fixes do pass
+# :func:`torch.func.hessian`, as the code below checks: the distances by
+# differences (``cdist_to_itself`` too, and the smoothed norm in its entry),
+# the math backend of attention, CTC by its recursion, and ``embedding_bag``
+# by lookup, in each mode and with weights.
 
 
 def total_distance(a):
@@ -674,10 +680,22 @@ for name, function, tensor in builtins:
     message = message_of(NotImplementedError, partial(hessian_of, function, tensor))
     assert f"Trying to use forward AD with {name} that does not support it" in message
 
+assert torch.func.jacfwd(F.hardsigmoid)(points.detach()).isfinite().all()
+message = message_of(
+    NotImplementedError, partial(hessian_of, lambda a: F.hardsigmoid(a).sum(), points)
+)
+assert (
+    "Trying to use forward AD with aten::hardsigmoid_backward that does not support it" in message
+)
+
 fixes = [
-    (lambda a: pdist_by_differences(a).sum(), points),
+    (lambda a: pdist_by_differences(a, 1.5).sum(), points),
+    (lambda a: cdist_to_itself(a, 1.5).sum(), points),
     (lambda lp: ctc_loss_by_recursion(lp, **tiny_targets), tiny),
     (lambda t: embedding_bag_by_lookup(indices, t, offsets).pow(2).sum(), table),
+    (lambda t: embedding_bag_by_lookup(indices, t, offsets, "max").pow(2).sum(), table),
+    (lambda w: weighted(table, per_sample_weights=w).pow(2).sum(), weights),
+    (lambda t: F.embedding(matrix, t).mean(1).pow(2).sum(), table),
 ]
 for function, tensor in fixes:
     assert hessian_of(function, tensor).isfinite().all()
