@@ -807,8 +807,18 @@ for cell in ("_thnn_fused_lstm_cell", "_thnn_fused_gru_cell"):
 # concern only an input that needs no gradient in practice (the saved
 # statistics of ``native_layer_norm_backward``). A first derivative named
 # otherwise escapes the list: ``_standard_gamma_grad``, which the gradient
-# of a sample of ``torch.distributions.Gamma`` calls, has no derivative, and
-# double backward through ``Gamma(...).rsample()`` stops there (run below).
+# of a sample of ``torch.distributions.Gamma`` in its concentration calls,
+# has no derivative, and double backward through ``Gamma(...).rsample()`` in
+# the concentration stops there (run below). This page has no fix for it:
+# that gradient is, up to its sign, the derivative of the gamma
+# distribution's CDF in its shape divided by the density, which
+# ``_standard_gamma_grad`` approximates with series (in PyTorch's
+# ``Distributions.h``), and which PyTorch differentiates nowhere
+# (``torch.special.gammainc``, the CDF, stops with "the derivative for
+# 'igamma: input' is not implemented", run below). Second derivatives in
+# the other inputs, such as the rate, still work: the second
+# ``torch.autograd.grad`` runs only the nodes on the way to the inputs it is
+# given (run below too).
 
 not_implemented = sorted(
     name
@@ -819,44 +829,146 @@ print(", ".join(not_implemented))
 assert {"_cdist_backward", "_pdist_backward", "_embedding_bag_backward"} <= set(not_implemented)
 
 concentration = torch.tensor([2.0, 3.0], dtype=torch.float64, requires_grad=True)
-sample = torch.distributions.Gamma(concentration, torch.ones(2, dtype=torch.float64)).rsample()
-(grad,) = torch.autograd.grad(sample.sum(), concentration, create_graph=True)
-message = message_of(NotImplementedError, lambda: torch.autograd.grad(grad.sum(), concentration))
+rate = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+sample = torch.distributions.Gamma(concentration, rate).rsample()
+in_concentration, in_rate = torch.autograd.grad(
+    sample.pow(2).sum(), (concentration, rate), create_graph=True
+)
+message = message_of(
+    NotImplementedError, lambda: torch.autograd.grad(in_concentration.sum(), concentration)
+)
 assert "the derivative for '_standard_gamma_grad' is not implemented" in message
 assert "_standard_gamma_grad" not in not_implemented
+second_in_rate = torch.autograd.grad(in_rate.sum(), rate)[0]
+assert torch.allclose(second_in_rate, 6 * sample.detach() ** 2 / rate.detach() ** 2)
+message = message_of(
+    NotImplementedError,
+    lambda: torch.autograd.grad(
+        torch.special.gammainc(concentration, sample.detach()).sum(), concentration
+    ),
+)
+assert "the derivative for 'igamma: input' is not implemented" in message
 
 # %%
 # An operator whose backward has no formula at all, as for attention and CTC
-# above, is not on that list. Four more of those, each run below, stop with
-# "derivative for aten::NAME is not implemented": ``multi_margin_loss``,
-# ``multilabel_margin_loss``, ``segment_reduce`` and ``hardsigmoid``.
+# above, is not on that list. Four more of those stop with "derivative for
+# aten::NAME is not implemented". Each is run below with its fix, which
+# gives the same values and gradients and can be differentiated twice:
+#
+# * ``hardsigmoid``, also through ``nn.Hardsigmoid`` (which the
+#   squeeze-and-excitation blocks of torchvision's MobileNetV3 use, in its
+#   sources): ``F.relu6(x + 3) / 6``, whose gradient is 0 at -3 and 3, as
+#   ``hardsigmoid``'s is; that of ``(x / 6 + 0.5).clamp(0, 1)`` is 1/6 there.
+#   In float64, ``hardsigmoid``'s own gradient is 1/6 rounded to float32,
+#   so the gradients agree to float32's precision only;
+# * ``multi_margin_loss``, with its defaults: the hinges
+#   ``F.relu(1 - s[y] + s[i])`` of the scores ``s``, for each class ``i``
+#   other than the target ``y``, summed over ``i``, divided by the number of
+#   classes and averaged over the batch. Where a hinge is exactly 0, the
+#   gradient of ``F.relu`` is 0, as the loss's is; that of ``clamp(min=0)``
+#   is 1;
+# * ``multilabel_margin_loss``: the same hinges for each pair of a target
+#   class ``y`` and a class ``i`` that is not one, a class listed twice as a
+#   target counting twice;
+# * ``segment_reduce`` with ``"sum"``: ``index_add`` of each value into its
+#   segment.
+#
+# The scores go through a ``tanh`` first, which stands for the layers before
+# the loss: a margin loss is piecewise linear, and its gradient alone does
+# not depend on the scores, so it would have nothing to differentiate again.
 
 scores = torch.rand(2, 3, dtype=torch.float64, requires_grad=True)
-no_formula = [  # (its backward operator, a loss of the scores)
-    ("multi_margin_loss_backward", lambda s: F.multi_margin_loss(s, torch.tensor([1, 0]))),
+targets = torch.tensor([1, 0])  # one class per row
+target_lists = torch.tensor([[1, 1, -1], [0, 2, -1]])  # up to the first -1
+lengths = torch.tensor([2, 4])  # segments of the 6 scores
+
+
+def hardsigmoid_by_relu6(x):
+    return F.relu6(x + 3) / 6
+
+
+def multi_margin_by_hinges(s, y):
+    """multi_margin_loss(s, y) with its defaults (p=1, margin=1, no weight, mean)."""
+    hinges = F.relu(1 - s.gather(1, y.unsqueeze(1)) + s)
+    return hinges.scatter(1, y.unsqueeze(1), 0).sum(1).div(s.shape[1]).mean()
+
+
+def multilabel_margin_by_hinges(s, y):
+    """multilabel_margin_loss(s, y): y lists each row's target classes, up to its first -1."""
+    listed = (y >= 0).cumprod(1).unsqueeze(2)
+    times = (F.one_hot(y.clamp(min=0), s.shape[1]) * listed).sum(1)  # as a target, per class
+    pairs = times.unsqueeze(2) * (times == 0).unsqueeze(1)  # (target y, other class i)
+    hinges = F.relu(1 - s.unsqueeze(2) + s.unsqueeze(1))  # 1 - s[y] + s[i]
+    return (hinges * pairs).sum((1, 2)).div(s.shape[1]).mean()
+
+
+def segment_sum_by_index_add(data, lengths):
+    segment = torch.repeat_interleave(torch.arange(len(lengths), device=data.device), lengths)
+    return data.new_zeros(len(lengths)).index_add(0, segment, data)
+
+
+no_formula = [  # (its backward operator, a loss of the scores, the same loss by the fix)
+    (
+        "multi_margin_loss_backward",
+        lambda s: F.multi_margin_loss(s, targets),
+        lambda s: multi_margin_by_hinges(s, targets),
+    ),
     (
         "multilabel_margin_loss_backward",
-        lambda s: F.multilabel_margin_loss(s, torch.tensor([[1, -1, 0], [0, 2, -1]])),
+        lambda s: F.multilabel_margin_loss(s, target_lists),
+        lambda s: multilabel_margin_by_hinges(s, target_lists),
     ),
     (
         "_segment_reduce_backward",
-        lambda s: (
-            torch.segment_reduce(s.flatten(), "sum", lengths=torch.tensor([2, 4])).pow(2).sum()
-        ),
+        lambda s: torch.segment_reduce(s.flatten(), "sum", lengths=lengths).pow(2).sum(),
+        lambda s: segment_sum_by_index_add(s.flatten(), lengths).pow(2).sum(),
     ),
-    ("hardsigmoid_backward", lambda s: F.hardsigmoid(s).pow(2).sum()),
+    (
+        "hardsigmoid_backward",
+        lambda s: torch.nn.Hardsigmoid()(s).pow(2).sum(),
+        lambda s: hardsigmoid_by_relu6(s).pow(2).sum(),
+    ),
 ]
 
 
+def after_tanh(loss):
+    return lambda s: loss(s.tanh())
+
+
 def second_derivative_in_scores(loss):
-    (grad,) = torch.autograd.grad(loss(scores), scores, create_graph=True)
+    (grad,) = torch.autograd.grad(after_tanh(loss)(scores), scores, create_graph=True)
     return torch.autograd.grad(grad.pow(2).sum(), scores)[0]
 
 
-for backward, loss in no_formula:
+for backward, loss, fix in no_formula:
     message = message_of(RuntimeError, partial(second_derivative_in_scores, loss))
     assert f"derivative for aten::{backward} is not implemented" in message
+    assert torch.allclose(fix(scores), loss(scores))
+    assert torch.allclose(
+        torch.autograd.grad(fix(scores), scores)[0], torch.autograd.grad(loss(scores), scores)[0]
+    )
+    assert second_derivative_in_scores(fix).abs().sum() > 0
+    assert gradgradcheck(after_tanh(fix), (scores,))
+    assert hessian_of(after_tanh(fix), scores).isfinite().all()
 
+kinks = torch.tensor([-3.0, 3.0], dtype=torch.float64, requires_grad=True)
+for activation, at_kinks in [
+    (F.hardsigmoid, [0.0, 0.0]),
+    (hardsigmoid_by_relu6, [0.0, 0.0]),
+    (lambda x: (x / 6 + 0.5).clamp(0, 1), [1 / 6, 1 / 6]),
+]:
+    assert torch.autograd.grad(activation(kinks).sum(), kinks)[0].tolist() == at_kinks
+on_the_hinge = torch.tensor([[0.0, 1.0, 0.0]], dtype=torch.float64, requires_grad=True)
+for loss, by_hinges, target in [
+    (F.multi_margin_loss, multi_margin_by_hinges, torch.tensor([1])),
+    (F.multilabel_margin_loss, multilabel_margin_by_hinges, torch.tensor([[1, -1, 0]])),
+]:
+    builtin_gradient = torch.autograd.grad(loss(on_the_hinge, target), on_the_hinge)[0]
+    fix_gradient = torch.autograd.grad(by_hinges(on_the_hinge, target), on_the_hinge)[0]
+    assert torch.equal(builtin_gradient, fix_gradient) and builtin_gradient.eq(0).all()
+middle = torch.tensor([0.5], dtype=torch.float64, requires_grad=True)
+slope = torch.autograd.grad(F.hardsigmoid(middle).sum(), middle)[0].item()
+assert slope != 1 / 6 and slope == torch.tensor(1 / 6, dtype=torch.float32).item()
 
 # %%
 # Back to :doc:`the summary </summary>`, or to :ref:`the list of lessons <lessons>`.
