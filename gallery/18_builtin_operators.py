@@ -617,7 +617,7 @@ assert gradgradcheck(lambda t: F.embedding(matrix, t).mean(1), (table,))
 # **Cause:** :func:`torch.func.hessian` and ``jacfwd`` differentiate in
 # forward mode (``hessian`` is ``jacfwd`` of ``jacrev``), which needs a
 # forward-mode formula for each operator on the way, and the operators of
-# this page have none: ``cdist``, on either path (so the first fix of its
+# the entries above have none: ``cdist``, on either path (so the first fix of its
 # entry fails here), ``pdist``, the CPU flash kernel of attention,
 # ``ctc_loss`` and ``embedding_bag`` (below; the message names the operator
 # met). An operator that has a forward-mode formula, while its backward
