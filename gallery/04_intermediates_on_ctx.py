@@ -105,10 +105,10 @@ assert "does not require grad and does not have a grad_fn" in error
 # In real code: a silently wrong second derivative
 # ------------------------------------------------
 #
-# A second pass misses the terms through the values on ``ctx``. Only a
-# variable the Function's input depends on has such terms: it can be silently
-# wrong if ``grad_x`` reaches it another way, and is unreached otherwise.
-# Others come out right. Take
+# A second pass misses the terms through the values on ``ctx``, which only
+# variables the Function's input depends on have. Such a variable's gradient
+# silently lacks them if anything else in the loss reaches it; otherwise it is
+# unreached. Others come out right. Take
 # :math:`L = \frac{1}{2} \sum \sinh(x)^2`, whose incoming gradient is
 # :math:`\sinh(x)`:
 #
@@ -138,11 +138,14 @@ assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 # No error, no warning: the term :math:`\sinh(x)^2`, from differentiating
 # :math:`\cosh(x)` inside ``backward``, is missing.
 #
-# In this :ref:`gradient penalty <gradient-penalty>` on
-# :math:`v \sinh(w x + c)`, ``w`` reaches ``grad_x`` through the chain rule's
-# factor :math:`w` and is silently wrong; ``v``, only through the incoming
-# gradient, is right. ``c`` is not reached: :func:`torch.autograd.grad`
-# raises, and ``.backward()`` silently leaves ``c.grad`` at ``None``.
+# Take a :ref:`gradient penalty <gradient-penalty>` (the squared norm of a
+# gradient, as in WGAN-GP) on :math:`v \sinh(w x + c)`. ``w`` reaches
+# ``grad_x`` through the chain rule's factor :math:`w` and is silently wrong;
+# ``v``, only through the incoming gradient, is right. The penalty alone does
+# not reach ``c``: :func:`torch.autograd.grad` raises, and ``.backward()``
+# silently leaves ``c.grad`` at ``None``. A training step adds the penalty to
+# the critic's loss, which uses ``c``: then ``c.grad`` silently lacks the
+# penalty's part.
 # PyTorch's own tracker describes this trap in
 # `pytorch/pytorch#58509 <https://github.com/pytorch/pytorch/issues/58509>`__
 # and `#76185 <https://github.com/pytorch/pytorch/issues/76185>`__.
@@ -164,6 +167,14 @@ def penalty_grads(sinh):
     return v.grad, w.grad, c.grad
 
 
+def step_grad_c(sinh):
+    """c.grad after one .backward() of the critic's loss plus the penalty."""
+    v.grad = w.grad = c.grad = x.grad = None
+    critic = v * sinh(w * x + c)
+    (-critic.mean() + penalty(sinh)).backward()
+    return c.grad
+
+
 (v_on_ctx, w_on_ctx, c_on_ctx), (v_ref, w_ref, c_ref) = map(
     penalty_grads, (SinhOnCtx.apply, torch.sinh)
 )
@@ -176,6 +187,8 @@ try:
 except RuntimeError as err:
     unreached = str(err)
 print("torch.autograd.grad for c, SinhOnCtx:", unreached)
+c_step_on_ctx, c_step_ref = step_grad_c(SinhOnCtx.apply), step_grad_c(torch.sinh)
+print("c.grad, critic's loss + penalty, SinhOnCtx:", c_step_on_ctx, "| torch.sinh:", c_step_ref)
 cosh, sinh = torch.cosh(w * x + c).detach(), torch.sinh(w * x + c).detach()
 assert torch.allclose(v_ref, (2 * v * w**2 * cosh**2).sum())
 assert torch.allclose(w_ref, (2 * v**2 * w * cosh**2 + 2 * v**2 * w**2 * cosh * sinh * x).sum())
@@ -183,7 +196,11 @@ assert torch.allclose(w_on_ctx, (2 * v**2 * w * cosh**2).sum())  # cosh(w x + c)
 assert torch.allclose(v_on_ctx, v_ref) and not torch.allclose(w_on_ctx, w_ref)  # the contrast
 assert c_on_ctx is None and torch.allclose(c_ref, (2 * v**2 * w**2 * cosh * sinh).sum())
 assert "appears to not have been used in the graph" in unreached
-x.grad = None
+c_critic = -(v * cosh).mean()  # the critic's loss alone
+assert torch.allclose(c_step_on_ctx, c_critic)  # a number, without the penalty's part
+assert torch.allclose(c_step_ref, c_critic + c_ref)  # the critic's part and the penalty's
+assert not torch.allclose(c_step_on_ctx, c_step_ref)
+v.grad = w.grad = c.grad = x.grad = None
 
 # %%
 # The graph: grad_x is cut off from x
@@ -212,9 +229,8 @@ make_dot((grad_x, x, out), params={"x": x, "grad_out": grad_out, "grad_x": grad_
 # ---------------------------------
 #
 # :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` keeps a
-# tensor's ``grad_fn``, and one computed in ``forward`` has none: ``forward``
-# runs with grad mode off. Saving the exponentials
-# without returning them fails the same way.
+# tensor's ``grad_fn``, and one computed in ``forward`` has none. Saving the
+# exponentials without returning them fails the same way.
 
 
 class SinhSavedIntermediates(torch.autograd.Function):
@@ -232,7 +248,7 @@ class SinhSavedIntermediates(torch.autograd.Function):
 
 
 saved = SinhSavedIntermediates.apply(x).grad_fn.saved_tensors
-assert all(t.grad_fn is None for t in saved)  # as on ctx: constants
+assert not any(t.requires_grad for t in saved)  # as on ctx: constants
 assert gradcheck(SinhSavedIntermediates.apply, inputs)
 try:
     gradgradcheck(SinhSavedIntermediates.apply, inputs)
@@ -250,9 +266,8 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 #
 # Treating an intermediate as a constant is exact when its derivative with
 # respect to the inputs is zero: a mask such as ``x > 0``, the indices of a
-# maximum or a sort, a dropout mask drawn at random. Such an intermediate may
-# be saved as it is. A ReLU that saves its mask, and a maximum along the last
-# dimension that saves its indices, pass
+# maximum or a sort, a dropout mask drawn at random. A ReLU that saves its
+# mask, and a maximum along the last dimension that saves its indices, pass
 # :func:`~torch.autograd.gradgradcheck`, where the saved exponentials above
 # fail it. Anything else computed from the inputs must become an output, or be
 # computed again in ``backward``.
@@ -304,9 +319,8 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 #   constants to autograd.
 # * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
 #   :func:`~torch.autograd.gradgradcheck` fails.
-# * A second pass misses the terms through the values on ``ctx``: only
-#   variables the Function's input depends on can be silently wrong, or
-#   unreached (``.grad`` left at ``None``).
+# * Only variables the Function's input depends on miss terms in a second
+#   pass: silently, if anything else in the loss reaches them.
 # * The fix is :ref:`pattern 3 <lesson-saving-intermediates>`: return them as
 #   outputs, or compute them again in ``backward``. Only an intermediate whose
 #   derivative is zero, such as a mask or indices, is safe to save as it is.
@@ -361,6 +375,54 @@ def changes_grad_out(call, x):
     return not all(map(torch.equal, grads, before))
 
 
+def saved_constants(node):
+    """The floating-point tensors that a Function's node saved and that do not require grad."""
+    saved = [t for t in node.saved_tensors if torch.is_tensor(t)]
+    return [t for t in saved if t.is_floating_point() and not t.requires_grad]
+
+
+def extra_outputs_fail(node, x):
+    """Whether node's Function has extra outputs, and fails gradcheck with all of them."""
+    try:
+        apply = node._forward_cls.apply  # the Function itself, when a wrapper was given
+        outs = apply(x)
+        return isinstance(outs, tuple) and not gradcheck(apply, (x,), raise_exception=False)
+    except Exception:  # a Function that takes more than x: no diagnosis
+        return False
+
+
+def cut_off(call, x):
+    """Whether the gradient that backward returns, under create_graph=True, has no path to x."""
+    try:
+        outs = call(x)
+        outs = [t for t in (outs if isinstance(outs, tuple) else (outs,)) if t.requires_grad]
+        grads = [torch.ones_like(t, requires_grad=True) for t in outs]
+        (grad_x,) = torch.autograd.grad(outs, x, grads, create_graph=True)
+        if grad_x.grad_fn is None:
+            return True
+        return torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
+    except Exception:  # gradgradcheck's own message says enough
+        return False
+
+
+def cause(call, node, x, order, reason):
+    """The usual cause of a failed gradcheck, as a clause to add to its message."""
+    extra = "backward's term for the extra output's gradient is missing or wrong: it must add"
+    extra += " that gradient times the extra output's derivative (lesson 03)"
+    if order == "first":
+        return f"; {extra}" if "for output" in reason and "for output 0 " not in reason else ""
+    if saved_constants(node):
+        constant = "a tensor saved in forward does not require grad: computed in forward and"
+        constant += " not returned, detached, or marked non-differentiable, it is a constant to"
+        return f"; {constant} autograd. Save x, or the sigmoid returned as an output (lesson 03)"
+    if extra_outputs_fail(node, x):
+        return f"; {extra}"
+    if cut_off(call, x):
+        lost = "the gradient that backward returns has no path back to x: backward detaches"
+        return f"; {lost} a tensor, runs under torch.no_grad, or is marked once_differentiable"
+    return ""
+
+
 def check_softplus(function):
     """Return quietly if ``function`` is softplus, with both derivatives right, no tensor on ctx.
 
@@ -412,6 +474,7 @@ def check_softplus(function):
                     if "with respect to input" in reason and order == "second":
                         reason += " (input 0 is x, the others are the incoming gradients)"
                     message = f"the {order} derivative fails {test.__name__} {where}{used}"
+                    reason += cause(fn, out.grad_fn, x, order, reason)
                     raise AssertionError(f"{message}: {reason}") from None
 
 

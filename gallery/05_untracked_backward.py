@@ -160,13 +160,15 @@ penalty(CubeOnce.apply).backward(inputs=[x])
 print("2. allow_unused=True:", missing, "| .backward(inputs=[x]), x.grad:", x.grad)
 (partial,) = torch.autograd.grad(penalty(lambda t: CubeOnce.apply(t) + t**2), x)
 (full,) = torch.autograd.grad(penalty(lambda t: t**3 + t**2), x)
+# CubeNumpy's backward leaves no graph: the penalty without the cube's second-order part
+(held,) = torch.autograd.grad(penalty(lambda t: CubeNumpy.apply(t) + t**2), x)
 print("2. with x**2 added:", partial.round(decimals=4), "expected:", full.round(decimals=4))
 print("3. h''(x):", second_derivative(CubeOnce.apply, x))
 
 assert "marked with @once_differentiable" in once_error
 assert "appears to not have been used in the graph" in unused_error
 assert missing is None and x.grad is None
-assert not torch.allclose(partial, full)
+assert torch.allclose(partial, held) and not torch.allclose(partial, full)
 assert torch.equal(second_derivative(CubeOnce.apply, x), torch.full_like(x, 2.0))
 
 # %%
@@ -189,11 +191,11 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 # The cure: the backward is a Function too
 # ----------------------------------------
 #
-# Autograd cannot look inside NumPy, but it can call a ``backward`` that we
-# write. So :math:`b(g, x) = 3x^2 g`, the function that double backward
-# differentiates (:ref:`lesson 01 <backward-as-a-function>`), becomes a
-# second Function. Its own backward returns the derivatives with respect to
-# both of its inputs, given the gradient :math:`\bar{b}` of its result:
+# The function that double backward differentiates
+# (:ref:`lesson 01 <backward-as-a-function>`), :math:`b(g, x) = 3x^2 g`,
+# becomes a second Function. Its own backward returns the derivatives with
+# respect to both of its inputs, given the gradient :math:`\bar{b}` of its
+# result:
 #
 # .. math::
 #
@@ -286,9 +288,12 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # of a second Function, as ``Cube``'s does, and no tensor is kept on ``ctx``.
 # Then run ``check_exp_numpy(ExpNumpy)`` (a function that calls your Function
 # works too). It tries a scalar, a vector and a non-contiguous matrix, to
-# first, second and third order. It returns quietly when your Function is
-# right, and otherwise raises an ``AssertionError`` that says what is wrong. A
-# solution follows at the end, apart from the exercise.
+# first, second and third order. It also refuses elementwise PyTorch
+# operations (an exponential, a product) in ``forward`` and in the first
+# backward pass, which runs the second Function's ``forward``: NumPy computes
+# those. It returns quietly when your Function is right, and otherwise raises
+# an ``AssertionError`` that says what is wrong. A solution follows at the
+# end, apart from the exercise.
 
 
 def holds_tensor(value):
@@ -317,6 +322,30 @@ def leaves_graph(call, x):
     except RuntimeError as err:  # .numpy() on a tensor that requires grad
         return "numpy()" not in str(err)  # another error: gradgradcheck reports it
     return grad.grad_fn is not None
+
+
+def saved_constants(node):
+    """The floating-point tensors that a Function's node saved and that do not require grad."""
+    saved = [t for t in node.saved_tensors if torch.is_tensor(t)]
+    return [t for t in saved if t.is_floating_point() and not t.requires_grad]
+
+
+from torch.utils._python_dispatch import TorchDispatchMode
+
+
+def elementwise_ops(run, *args):
+    """The elementwise operations (exp, mul and the like) that PyTorch computes during run."""
+    ops = []
+
+    class Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if torch.Tag.pointwise in func.tags and func.overloadpacket != torch.ops.aten.clone:
+                ops.append(str(func.overloadpacket))
+            return func(*args, **(kwargs or {}))
+
+    with Record():
+        run(*args)
+    return ops
 
 
 def check_exp_numpy(function):
@@ -351,8 +380,14 @@ def check_exp_numpy(function):
             if test is gradgradcheck and changes_grad_out(call, x):
                 raise AssertionError("backward changes grad_out in place: compute a new tensor")
             if test is gradgradcheck and not leaves_graph(call, x):
+                if saved_constants(out.grad_fn):
+                    lost = "a tensor saved in forward does not require grad (detached, or"
+                    lost += " computed in forward and not returned); save x or the returned"
+                    hint = "output itself, so that the second Function links back to x"
+                    raise AssertionError(f"the second derivative is lost: {lost} {hint}")
                 lost = "backward leaves no graph (NumPy, .detach(), once_differentiable)"
-                hint = "return the result of a second Function, as Cube's does"
+                hint = "return the result of a second Function, as Cube's does, called on"
+                hint += " tensors that require grad (x or the output as saved, not detached)"
                 raise AssertionError(f"the second derivative is lost: {lost}; {hint}")
             try:
                 test(call, (x,))
@@ -368,6 +403,14 @@ def check_exp_numpy(function):
         kept = [name for name, value in vars(grad.grad_fn).items() if holds_tensor(value)]
         if kept:
             raise AssertionError(f"ctx.{kept[0]} holds a tensor, in the second Function")
+        forward_ops = elementwise_ops(call, x)
+        # the first backward pass runs the second Function's forward
+        backward_ops = elementwise_ops(torch.autograd.grad, call(x).sum(), x)
+        first_backward = "the first backward pass (the second Function's forward)"
+        for ops, what in ((forward_ops, "forward"), (backward_ops, first_backward)):
+            if ops:
+                message = f"right, but {what} computes with PyTorch ({', '.join(ops)})"
+                raise AssertionError(f"{message}: the exercise asks for NumPy")
 
         # third order: b(x, g), the gradient for any g, differentiated twice
         def b(x, g):

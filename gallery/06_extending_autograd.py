@@ -222,8 +222,9 @@ assert torch.equal(grad_x, torch.full_like(x, 2.0))
 # Rule 3: never modify the incoming gradient in place
 # ---------------------------------------------------
 #
-# The incoming gradient is not ``backward``'s own copy: an addition hands the
-# same gradient tensor to both operands, and a tensor passed as
+# The incoming gradient is not ``backward``'s own copy: an addition of two
+# tensors of the same shape hands the same gradient tensor to both operands,
+# and a tensor passed as
 # ``grad_outputs`` goes straight in. ``TwiceInPlace`` computes :math:`2x` and
 # doubles the gradient with ``mul_``. In :math:`3x + 2x`, whose derivative is
 # :math:`5`, the engine runs it before the branch :math:`3x`, which then reads
@@ -349,8 +350,11 @@ assert not warned
 # * **saved-tensor hooks** see it. ``torch.autograd.graph.saved_tensors_hooks``
 #   is how PyTorch offloads or compresses saved tensors; here the hook only
 #   records what it sees;
-# * **the in-place check**: a saved tensor changed in place before
-#   ``backward`` runs is an error, not a wrong gradient. The check reads a
+# * **the in-place check**: a saved tensor changed in place after
+#   ``forward`` returned is an error when ``backward`` reads
+#   ``ctx.saved_tensors``, not a wrong gradient (a change inside ``forward``,
+#   and a ``backward`` that does not read them, are not checked).
+#   The check reads a
 #   version counter that PyTorch's in-place operations advance, so a change
 #   made through ``.data`` or through a NumPy array that shares the memory
 #   escapes it; so does any change to a tensor saved while saved-tensor hooks
@@ -484,7 +488,8 @@ class ExpInPlaceUnmarked(ExpInPlace):
 # On a tensor ``y`` that is not a leaf, with the mark, the output *is* ``y``,
 # whose ``grad_fn`` is now ``ExpInPlaceBackward``, and a loss computed from
 # ``y`` gets the gradient of :math:`e^{2x}`, which is :math:`2e^{2x}`. Without
-# the mark, the output is a new tensor, and ``y`` keeps its old history: it
+# the mark, the output is a new tensor that views ``y``'s memory with a
+# history of its own, and ``y`` keeps its old history: it
 # holds :math:`e^{2x}`, yet its gradient is that of :math:`2x`, silently.
 
 through_y = {}
@@ -688,8 +693,9 @@ check(lambda t: SinCos.apply(t, False), double_input(3))
 # A ``backward`` that autograd cannot differentiate, such as one that runs
 # NumPy, should say so by decorating it with
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-# (from ``torch.autograd.function``). When an incoming gradient requires
-# grad, the mark leaves an error node, and a later backward pass that runs it
+# (from ``torch.autograd.function``). When a backward pass records a graph
+# (``create_graph=True``) and an incoming gradient requires grad, the mark
+# leaves an error node, and a later backward pass that runs it
 # raises a clear error;
 # :ref:`lesson 05 <lesson-untracked-backward>` shows when that happens and
 # when it does not, and :ref:`lesson 07 <lesson-custom-layer>` what the mark

@@ -67,7 +67,7 @@ def linear_grads(needs, input, weight, bias, grad_out):
     return grad_input, grad_weight, grad_bias
 
 
-# With only the input's gradient asked for, the helper never reads the input.
+# When only the input needs a gradient, the helper never reads the input.
 g_rows = torch.ones(2, 5, 2)
 assert linear_grads((True, False, False), None, torch.ones(2, 3), None, g_rows)[1:] == (None, None)
 
@@ -123,6 +123,8 @@ b = torch.randn(2, requires_grad=True)
 out = LinearFunction.apply(data, w, b)
 print("needs_input_grad:", out.grad_fn.needs_input_grad)
 assert out.grad_fn.needs_input_grad == (False, True, True)
+grads = out.grad_fn.apply(torch.ones(5, 2))  # the first layer's backward, run
+assert grads[0] is None and grads[1] is not None and grads[2] is not None
 
 # %%
 # A module around the Function
@@ -388,9 +390,13 @@ assert not torch.allclose(marked_step, ref_step)
 # along, and the mark took it away.
 # ``LinearFunctionDD`` is the same Function without the mark. It passes
 # :func:`~torch.autograd.gradgradcheck`, which confirms that second derivative,
-# and both penalties above now agree with ``F.linear`` and ``nn.Linear``. It is the final
-# ``Linear.function``, the one to copy: the same critic, unchanged, now
-# passes the penalty's gradient to its last weight.
+# and both penalties above now agree with ``F.linear`` and ``nn.Linear``. It
+# becomes ``Linear.function``: the same critic, unchanged, now passes the
+# penalty's gradient to its last weight. To copy it, take
+# ``LinearFunction``'s ``forward`` with this ``backward``, without the mark.
+# Its ``forward`` takes ``ctx``, which :mod:`torch.func` refuses: for
+# ``vmap`` or ``torch.func.grad`` over the layer, split it as
+# :ref:`lesson 06's rule 9 <lesson-extending-autograd>` shows.
 #
 # Hence the rule: never mark a ``backward`` that autograd can differentiate;
 # mark only one that it cannot, such as one that runs NumPy.
@@ -528,9 +534,9 @@ assert same
 # Summary
 # -------
 #
-# * A Function with several inputs returns one gradient for each, in order,
-#   with ``None`` for a missing bias and for each input that
-#   ``ctx.needs_input_grad`` marks ``False``.
+# * A Function with several inputs returns one gradient for each, in order:
+#   ``None`` for a missing bias (not a tensor) and, to skip the work, for
+#   each input that ``ctx.needs_input_grad`` marks ``False``.
 # * Wrap the Function in an ``nn.Module`` with ``nn.Parameter`` objects, a
 #   ``reset_parameters`` method and an ``extra_repr``.
 # * Check it against a reference implementation, with
@@ -540,9 +546,11 @@ assert same
 #   double backward, and where the incoming gradient was a constant, as in a
 #   critic's gradient penalty, it did so without an error. Mark only a
 #   ``backward`` that autograd cannot differentiate.
-# * A backward made of PyTorch operations on saved tensors is recorded by
-#   autograd; :func:`~torch.autograd.gradgradcheck` confirms its second
-#   derivative.
+# * A backward made of PyTorch operations on the saved inputs or outputs
+#   and the incoming gradient is recorded under ``create_graph=True``, so it
+#   has a second derivative, as this layer's does;
+#   :func:`~torch.autograd.gradgradcheck` confirms it (a saved intermediate
+#   would make it fail, :ref:`lesson 04 <lesson-ctx-mistake>`).
 # * Put as little as possible inside your own Function, and let autograd do
 #   the rest.
 #

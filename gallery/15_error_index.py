@@ -13,7 +13,7 @@ second derivative that is silently wrong.
 The messages that point to a mistake in a Function itself (in what its
 ``backward`` returns, in ``ctx``, in a change in place, in its forward mode)
 are in :ref:`lesson 16 <lesson-error-index-function>`; those of a custom
-operator, and of the rules that :mod:`torch.func` and ``vmap`` need, in
+operator, in a first backward pass or a second, and of the rules that :mod:`torch.func` and ``vmap`` need, in
 :ref:`lesson 17 <lesson-error-index-ops>`; and those of PyTorch's own
 operators that have no second derivative in :ref:`lesson 18
 <lesson-builtin-operators>`.
@@ -132,7 +132,35 @@ assert "does not require grad and does not have a grad_fn" in message
 assert torch.allclose(second_derivative(Cube.apply), 6 * x)  # the fix: 6x, from x**3
 
 # %%
-# **Another cause:** ``create_graph=True`` was passed, but ``backward`` used
+# **Another cause:** the forward ran under ``torch.no_grad()`` or
+# ``torch.inference_mode()``, as in an evaluation loop that computes a
+# physics residual or a gradient penalty, so autograd recorded nothing.
+# **Fix:** wrap that computation in ``torch.enable_grad()``. Inside
+# ``inference_mode`` that is not enough: use ``torch.inference_mode(False)``
+# instead, and there clone an input that was made under inference mode, since
+# such a tensor cannot be made to require grad (its own message, below).
+
+tanh_second = second_derivative(torch.tanh)  # in grad mode: right
+with torch.no_grad():
+    message = message_of(RuntimeError, lambda: second_derivative(torch.tanh))
+    assert "does not require grad and does not have a grad_fn" in message
+    with torch.enable_grad():  # the fix
+        assert torch.allclose(second_derivative(torch.tanh), tanh_second)
+with torch.inference_mode():
+    made_inside = x.detach() + 0  # an inference tensor
+    with torch.enable_grad():  # not enough here
+        message = message_of(RuntimeError, lambda: second_derivative(torch.tanh))
+    assert "does not require grad and does not have a grad_fn" in message
+    with torch.inference_mode(False):  # the fix
+        assert torch.allclose(second_derivative(torch.tanh), tanh_second)
+        message = message_of(RuntimeError, lambda: made_inside.requires_grad_())
+        assert message.startswith("Setting requires_grad=True on inference tensor outside")
+        copy = made_inside.clone().requires_grad_()
+        (grad,) = torch.autograd.grad(torch.tanh(copy).sum(), copy, create_graph=True)
+        assert torch.allclose(torch.autograd.grad(grad.sum(), copy)[0], tanh_second)
+
+# %%
+# **A third cause:** ``create_graph=True`` was passed, but ``backward`` used
 # only values autograd cannot follow (an intermediate of ``forward`` kept on
 # ``ctx``, NumPy), and the incoming gradient was a constant. **Fix:** save
 # what ``backward`` needs as inputs or outputs, or compute it in ``backward``
@@ -159,18 +187,18 @@ message = message_of(RuntimeError, lambda: second_derivative(CubeOnCtx.apply))
 assert "does not require grad and does not have a grad_fn" in message
 
 # %%
-# **A third cause:** nothing is wrong, the second derivative is zero. The
+# **A fourth cause:** nothing is wrong, the second derivative is zero. The
 # first gradient of a function linear in ``x`` with fixed coefficients
 # (``3 * x``, ``x @ w`` with a ``w`` that does not require grad) depends on
 # nothing that requires grad, so even under ``create_graph=True`` it has no
 # graph. Asking for zeros with ``materialize_grads=True`` (next entry) raises
-# this message all the same. The other two causes leave
-# ``grad.requires_grad`` ``False`` too, and
-# :func:`torch.autograd.functional.hessian` returns zeros for the previous
-# one (below, ``CubeOnCtx``). **Fix:** check the first gradient, as a
-# function of ``x``, with ``gradcheck``: with no graph, it passes only if it
-# does not change with ``x`` near that point, where the second derivative is
-# then zero. For ``CubeOnCtx``, it fails.
+# this message all the same. The first and third causes leave
+# ``grad.requires_grad`` ``False`` too (under ``no_grad`` the first call
+# already raises), and :func:`torch.autograd.functional.hessian` returns
+# zeros for the third (below, ``CubeOnCtx``). **Check:** the first gradient,
+# as a function of ``x``, with ``gradcheck``: with no graph, it passes only if
+# it does not change with ``x`` near that point, where the second derivative
+# is then zero. For ``CubeOnCtx``, it fails.
 
 
 def first_gradient(f):
@@ -184,7 +212,8 @@ message = message_of(
 )
 assert "does not require grad and does not have a grad_fn" in message
 assert not torch.autograd.functional.hessian(lambda t: CubeOnCtx.apply(t).sum(), x).any()
-assert not grad.requires_grad and gradcheck(first_gradient(lambda t: 3 * t), (x,))  # zero
+assert not grad.requires_grad  # no graph
+assert gradcheck(first_gradient(lambda t: 3 * t), (x,))  # the second derivative is zero
 message = message_of(GradcheckError, lambda: gradcheck(first_gradient(CubeOnCtx.apply), (x,)))
 assert message == "Numerical gradient for function expected to be zero"  # not zero: 6x
 
@@ -220,70 +249,26 @@ assert "appears to not have been used in the graph" in message
 assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
 
 # %%
-# **Another cause:** a cut path. With
-# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
-# :func:`torch.autograd.grad` with explicit inputs never reaches the error
-# node, so this generic message replaces the clear one (**Fix:** as for the
-# first entry on this page, :ref:`lesson 05 <lesson-untracked-backward>`). A
-# compiled part does the same when nothing its backward takes (the tensors it
-# saved, which depend on the backend, and its incoming gradient) is ``x`` or
-# computed from it; otherwise the pass raises the torch.compile message
+# .. _error-index-cut:
+#
+# **Another cause:** a cut path. Below, the ``backward`` marked
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+# of the first entry, differentiated with :func:`torch.autograd.grad`, gives
+# this generic message instead of the clear one
+# (:ref:`lesson 05 <lesson-untracked-backward>` says which pass gets which;
+# **Fix:** as for the first entry). A compiled part does the same when
+# nothing its backward takes leads back to ``x``. It takes its incoming
+# gradient, which does when a ``tanh`` follows the compiled part and not
+# when only a ``sum`` does, and the tensors its forward saved, of which only
+# an input or an output saved as it is, not detached, can. What is saved,
+# and how, depends on the backend: ``exp`` under ``aot_eager`` saves its
+# output detached. Otherwise the pass raises the torch.compile message
 # below. **Fix:** run the part differentiated twice in eager mode
 # (:ref:`lesson 13 <lesson-torch-compile>`). Both cuts are shown under
 # :ref:`a gradient of None <error-index-none>`.
 
 message = message_of(RuntimeError, lambda: torch.autograd.grad(once_gradient().pow(2).sum(), x))
 assert "appears to not have been used in the graph" in message
-
-# %%
-# ``Trying to backward through ... but no autograd formula was registered``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-#
-# **Cause:** in a second backward pass, a registered backward called a
-# :func:`torch.library.custom_op` that has no
-# :func:`~torch.library.register_autograd`: below, ``cube``'s backward calls
-# ``numpy_square``. (In a first pass, the operator that the forward called:
-# :ref:`lesson 17 <lesson-error-index-ops>`.) **Fix:** register a
-# gradient for that operator. :ref:`Lesson 12 <lesson-custom-ops>`
-
-
-@torch.library.custom_op("dbw_errors::numpy_square", mutates_args=())
-def numpy_square(t: torch.Tensor) -> torch.Tensor:
-    return torch.as_tensor(np.square(t.numpy(force=True)), device=t.device)
-
-
-@numpy_square.register_fake
-def _(t):
-    return torch.empty_like(t)
-
-
-@torch.library.custom_op("dbw_errors::cube", mutates_args=())
-def cube(t: torch.Tensor) -> torch.Tensor:
-    return t**3
-
-
-@cube.register_fake
-def _(t):
-    return torch.empty_like(t)
-
-
-def keep_input(ctx, inputs, output):
-    ctx.save_for_backward(*inputs)
-
-
-cube.register_autograd(
-    lambda ctx, g: 3 * numpy_square(ctx.saved_tensors[0]) * g, setup_context=keep_input
-)
-message = message_of(RuntimeError, lambda: second_derivative(cube))
-assert "no autograd formula was registered" in message
-
-# %%
-# The fix, run: with a gradient for ``numpy_square``, the second pass works.
-
-numpy_square.register_autograd(
-    lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input
-)
-assert torch.allclose(second_derivative(cube), 6 * x)
 
 # %%
 # ``torch.compile with aot_autograd does not currently support double backward``
@@ -306,18 +291,43 @@ assert torch.allclose(second_derivative(lambda t: t**3), 6 * x)  # the fix: eage
 # **Cause:** an ordinary backward, such as a training step's, compiled the
 # backward of a compiled function, which may then reuse the memory of tensors
 # it saved ("donated buffers"); a later backward through it that keeps the
-# graph (``create_graph=True``) raises. Which backends and functions do so
-# depends on what they save (:ref:`lesson 13 <lesson-torch-compile>`).
-# **Fix:** as for the previous entry. The message's ``donated_buffer=False``
-# removes only this error: lesson 13 shows the second derivative through the
-# compiled part then coming out wrong.
+# graph (``create_graph=True`` or ``retain_graph=True``) raises. Which
+# backends and functions do so depends on what they save
+# (:ref:`lesson 13 <lesson-torch-compile>`). **Fix:** as for the previous
+# entry. The message's ``donated_buffer=False`` removes only this error: here
+# the second pass then finds no path to ``x`` (the generic message of
+# :ref:`the cut path <error-index-cut>`), and with another term reaching ``x``
+# the second derivative comes out silently wrong
+# (:ref:`lesson 13 <lesson-torch-compile>`).
+
+
+def two_tanh(t):
+    return 2 * torch.tanh(t @ W)
+
+
+def two_tanh_again(t):  # its own code, so that Dynamo compiles it afresh
+    return 2 * torch.tanh(t @ W)
+
+
+def after_ordinary_backward(function):
+    compiled = torch.compile(function, backend="aot_eager_decomp_partition")
+    torch.autograd.grad(compiled(x).sum(), x)  # an ordinary backward first
+    return compiled
+
 
 W = torch.randn(3, 3, dtype=torch.float64)
-compiled = torch.compile(lambda t: 2 * torch.tanh(t @ W), backend="aot_eager_decomp_partition")
-torch.autograd.grad(compiled(x).sum(), x)  # an ordinary backward first
+compiled = after_ordinary_backward(two_tanh)
 message = message_of(RuntimeError, lambda: second_derivative(compiled))
 assert message.startswith("This backward function was compiled with non-empty donated buffers")
-assert gradcheck(first_gradient(lambda t: 2 * torch.tanh(t @ W)), (x,))  # eager: right
+retained = message_of(
+    RuntimeError, lambda: torch.autograd.grad(compiled(x).sum(), x, retain_graph=True)
+)
+assert retained == message  # retain_graph=True alone raises it too
+with torch._functorch.config.patch(donated_buffer=False):
+    not_donated = after_ordinary_backward(two_tanh_again)
+    message = message_of(RuntimeError, lambda: second_derivative(not_donated))
+assert "appears to not have been used in the graph" in message
+assert gradcheck(first_gradient(two_tanh), (x,))  # eager: right
 
 # %%
 # ``grad can be implicitly created only for scalar outputs``
@@ -352,6 +362,25 @@ first = torch.func.grad(lambda t: (t**3).sum())  # returns 3 x**2, a vector
 message = message_of(RuntimeError, lambda: torch.func.grad(first)(x))
 assert "Expected f(*args) to return a scalar Tensor, got tensor with 1 dims" in message
 assert torch.allclose(torch.func.jacrev(first)(x), torch.diag(6 * x))
+
+# %%
+# ``The Tensor returned by the function given to hessian should contain a single element``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The counterpart of the last two in
+# :func:`torch.autograd.functional.hessian`. **Cause:** the function it
+# differentiates returned more than one element, such as a
+# residual for each point, or a loss without its ``.sum()``. **Fix:** reduce
+# it to a scalar for the Hessian of the sum; for the Hessian of each element,
+# :func:`torch.func.hessian`, which takes any output shape and puts the
+# output's dimensions first. :ref:`Lesson 09 <lesson-torch-func>`
+
+message = message_of(RuntimeError, lambda: torch.autograd.functional.hessian(lambda t: t**3, x))
+assert "function given to hessian should contain a single element" in message
+summed = torch.autograd.functional.hessian(lambda t: (t**3).sum(), x)
+each = torch.func.hessian(lambda t: t**3)(x)  # each[i] is the Hessian of x[i]**3
+assert torch.allclose(summed, torch.diag(6 * x)) and torch.allclose(each.sum(0), summed)
+assert each.shape == (3, 3, 3) and torch.allclose(each[0, 0, 0], 6 * x[0])
 
 # %%
 # ``Mismatch in shape: grad_output[0] has a shape of ... and output[0] has a shape of ...``
@@ -459,15 +488,51 @@ assert not again  # once per process
 leaf.grad = None  # breaks the cycle
 
 # %%
+# .. _error-index-non-leaf:
+#
+# ``The .grad attribute of a Tensor that is not a leaf Tensor is being accessed``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# A warning, given when ``.grad`` is read, which is ``None``. **Cause:** the
+# tensor was made to require grad and then converted (``.double()``,
+# ``.to(device)``), so the tensor you use is the result of a conversion, not
+# a leaf, and ``.backward(create_graph=True)`` stores gradients only in
+# leaves. In code that takes ``.grad`` for a second derivative, as a
+# physics-informed residual may, the next line then fails on ``None``.
+# **Fix:** compute the gradient with :func:`torch.autograd.grad`, which
+# takes any tensor, as the previous entry advises anyway; or convert first
+# and call ``requires_grad_()`` last.
+
+points = torch.tensor([0.5, 1.0, 1.5], requires_grad=True).double()  # not a leaf
+# warnings_of keeps a warning off the page (the reference cycle, if not yet given)
+warnings_of(lambda: points.pow(3).sum().backward(create_graph=True))
+stored = []
+caught = warnings_of(lambda: stored.append(points.grad))
+print(f"{caught[0][0].__name__}:", caught[0][1])
+assert len(caught) == 1 and caught[0][0] is UserWarning
+assert "that is not a leaf Tensor is being accessed" in caught[0][1]
+assert stored == [None]
+(grad,) = torch.autograd.grad(points.pow(3).sum(), points, create_graph=True)  # the fix
+assert torch.allclose(torch.autograd.grad(grad.sum(), points)[0], 6 * points)
+leaf_points = torch.tensor([0.5, 1.0, 1.5]).double().requires_grad_()  # the other fix
+warnings_of(lambda: leaf_points.pow(3).sum().backward(create_graph=True))  # as above
+assert torch.allclose(leaf_points.grad, 3 * leaf_points**2) and leaf_points.grad.requires_grad
+leaf_points.grad = None  # breaks the cycle
+
+# %%
 # ``When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad()``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** ``torch.autograd.grad`` (or ``.backward(inputs=...)``)
 # through :func:`~torch.utils.checkpoint.checkpoint` with
 # ``use_reentrant=True``, as in a gradient penalty through a checkpointed
-# model. ``.backward(create_graph=True)`` raises nothing, but the ``.grad`` it
-# stores has no graph. **Fix:** ``use_reentrant=False``, with which the
-# second derivative is right.
+# model. ``.backward(create_graph=True)`` raises nothing, but the checkpoint
+# computes its part of the gradient without a graph, so the second
+# derivative lacks that part: when the leaf goes straight into the
+# checkpoint and nowhere else, as below, the ``.grad`` it stores has no
+# graph at all; otherwise it may have one, and the second derivative comes
+# out :ref:`silently wrong <error-index-wrong>`. **Fix:**
+# ``use_reentrant=False``, with which the second derivative is right.
 
 from torch.utils.checkpoint import checkpoint
 
@@ -480,7 +545,8 @@ message = message_of(RuntimeError, lambda: second_derivative(checkpointed_tanh))
 assert message.startswith("When use_reentrant=True, torch.utils.checkpoint is incompatible")
 second = second_derivative(lambda t: checkpointed_tanh(t, reentrant=False))
 assert torch.allclose(second, second_derivative(torch.tanh))  # the fix
-warnings_of(lambda: checkpointed_tanh(leaf).sum().backward(create_graph=True))  # caught
+# warnings_of keeps a warning off the page (the reference cycle, if not yet given)
+warnings_of(lambda: checkpointed_tanh(leaf).sum().backward(create_graph=True))
 assert not leaf.grad.requires_grad  # no graph, and no error
 leaf.grad = None
 
@@ -568,9 +634,13 @@ message = message_of(GradcheckError, lambda: gradcheck(CubeWrongFormula.apply, (
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 print("gradgradcheck of the wrong formula:", gradgradcheck(CubeWrongFormula.apply, (x,)))
 at_kink = torch.tensor([-1.0, 0.0, 1.0], dtype=torch.float64, requires_grad=True)
-assert not gradcheck(torch.relu, (at_kink,), raise_exception=False)
+message = message_of(GradcheckError, lambda: gradcheck(torch.relu, (at_kink,)))
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 assert gradcheck(torch.relu, (at_kink + 0.5,))  # away from the kink
-assert not gradcheck(lambda t: torch.nn.functional.dropout(t, p=0.5), (x,), raise_exception=False)
+message = message_of(
+    GradcheckError, lambda: gradcheck(lambda t: torch.nn.functional.dropout(t, p=0.5), (x,))
+)
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 mask = torch.tensor([2.0, 0.0, 2.0], dtype=torch.float64)  # a mask dropout could draw
 assert gradcheck(lambda t: t * mask, (x,))
 
@@ -621,9 +691,10 @@ assert message == "Numerical gradient for function expected to be zero"
 # ``grid_sample`` on CUDA (PyTorch's message links to the list in
 # ``torch.use_deterministic_algorithms``; not run here, as this page is
 # built on a CPU). **Fix:** a deterministic kernel, or ``nondet_tol`` set just
-# above that noise. Other causes are usually bugs, which ``nondet_tol`` would
-# hide: ``backward`` changes state it keeps on ``ctx`` (a counter, a tensor
-# it updates), which the default mode catches; or it changes the incoming
+# above that noise. Other causes are usually bugs, which raising
+# ``nondet_tol`` until the check passes would hide: ``backward`` changes
+# state it keeps on ``ctx`` (a counter, a tensor it updates), which the
+# default mode catches; or it changes the incoming
 # gradient in place (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`),
 # which the default mode of :func:`~torch.autograd.gradcheck` missed below and
 # ``fast_mode=True`` caught. :func:`~torch.autograd.gradgradcheck` stops such
@@ -678,14 +749,15 @@ assert message == "a leaf Variable that requires grad is being used in an in-pla
 # differences are too coarse. **Fix:** check in ``float64``.
 # :ref:`Lesson 01 <lesson-saving-inputs>`
 
+x32 = x.float().detach().requires_grad_()
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    passed = gradcheck(Cube.apply, (x.float().detach().requires_grad_(),), raise_exception=False)
+    message = message_of(GradcheckError, lambda: gradcheck(Cube.apply, (x32,)))
 print("UserWarning:", caught[0].message)
-print("gradcheck of the correct Cube in float32:", passed)
 assert caught[0].category is UserWarning
 assert "is not a double precision floating point" in str(caught[0].message)
-assert not passed and gradcheck(Cube.apply, (x,))  # float64 passes
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
+assert gradcheck(Cube.apply, (x,))  # float64 passes
 
 # %%
 # ``gradcheck expects at least one input tensor to require gradient``
@@ -726,11 +798,7 @@ assert gradcheck(Cube.apply, (expanded.contiguous(),))
 #
 # **Cause:** ``backward`` is cut off from the input, and the gradient only
 # carries the graph of the incoming gradient. **Fix:** as for the Jacobian
-# mismatch above. :ref:`Lesson 04 <lesson-ctx-mistake>` Zeros can also be
-# right: a network of ReLUs and linear layers is piecewise linear in its
-# input and in each weight taken alone, so its second derivative in any one
-# of them is zero almost everywhere. Below, those that mix two of them are
-# not, and with a squared error on top none is.
+# mismatch above. :ref:`Lesson 04 <lesson-ctx-mistake>`
 
 
 def hessian_of(function):
@@ -750,16 +818,41 @@ class CubeDetached(Cube):
 hessian, true_hessian = hessian_of(CubeDetached), hessian_of(Cube)
 print("diagonal of the Hessian, detached:", hessian.diagonal())
 print("diagonal of the true Hessian:     ", true_hessian.diagonal())
-assert not torch.allclose(hessian, true_hessian)
+assert torch.allclose(true_hessian, torch.diag(15 * x.detach() ** 4))
 
 # %%
 # The diagonal is not zero here because the loss squares the cube: the part
-# of the Hessian that goes through the cube's second derivative is missing.
+# of the Hessian that goes through the cube's second derivative is missing,
+# and what is left, :math:`(3x^2)^2 = 9x^4`, is the square of its first.
 # With the cube alone, the Hessian is all zeros:
 
+assert torch.allclose(hessian, torch.diag(9 * x.detach() ** 4))  # not 15 x**4
 zeros = torch.autograd.functional.hessian(lambda t: CubeDetached.apply(t).sum(), x.detach())
 print(zeros)
 assert not zeros.any()
+
+# %%
+# **Another cause:** the model, or the part of it that the input goes
+# through, is compiled. :func:`torch.autograd.functional.hessian`
+# differentiates with explicit inputs and fills in zeros where no path
+# reaches the input, and through a compiled backward there is often none
+# (:ref:`the cut path <error-index-cut>`): then the Hessian is all zeros,
+# with no message. Where a path does reach the input, the pass raises the
+# torch.compile message instead. **Fix:** compute the Hessian of the eager
+# model (:ref:`lesson 13 <lesson-torch-compile>`). Below, the small network
+# with a frozen first layer from above, compiled with ``aot_eager``:
+
+compiled_model = torch.compile(model, backend="aot_eager")
+compiled_hessian = torch.autograd.functional.hessian(lambda t: compiled_model(t).sum(), x.detach())
+eager_hessian = torch.autograd.functional.hessian(lambda t: model(t).sum(), x.detach())
+print("compiled:", compiled_hessian, "eager:", eager_hessian, sep="\n")
+assert not compiled_hessian.any() and eager_hessian.any()
+
+# %%
+# Zeros can also be right: a network of ReLUs and linear layers is piecewise
+# linear in its input and in each weight taken alone, so its second
+# derivative in any one of them is zero almost everywhere. Below, those that
+# mix two of them are not, and with a squared error on top none is.
 
 w1, w2 = torch.randn(5, 3, dtype=torch.float64), torch.randn(1, 5, dtype=torch.float64)
 
@@ -769,7 +862,7 @@ def relu_network(t, w1, w2):
 
 
 def nonzero_blocks(f):
-    """Nonzero entries of each block of f's Hessian in (x, w1, w2)."""
+    """The number of nonzero entries in each block of f's Hessian in (x, w1, w2)."""
     blocks = torch.autograd.functional.hessian(f, (x.detach(), w1, w2))
     return [[int(block.count_nonzero()) for block in row] for row in blocks]
 
@@ -864,6 +957,8 @@ assert second_in_a(MulSquareNumpy) is None and torch.allclose(second_in_a(MulSqu
 # ``allow_unused=True``. Then the two cuts of the message above:
 # once_differentiable, and an ``exp`` compiled with ``aot_eager`` whose
 # incoming gradient is a constant; under ``tanh``, the same ``exp`` raises.
+# A ``.grad`` that stays ``None`` after ``.backward()`` is another matter:
+# :ref:`the warning on a tensor that is not a leaf <error-index-non-leaf>`.
 
 
 class TwiceFirst(Function):
@@ -882,6 +977,8 @@ message = message_of(RuntimeError, lambda: torch.autograd.grad(out.sum(), x, all
 assert "element 0 of tensors does not require grad" in message
 behind_once = torch.autograd.grad(once_gradient().sum(), x, allow_unused=True)[0]
 compiled_exp = torch.compile(torch.exp, backend="aot_eager")
+(saved,) = compiled_exp(x).grad_fn.saved_tensors
+assert not saved.requires_grad  # e^x, saved detached: no path back to x
 (grad,) = torch.autograd.grad(compiled_exp(x).sum(), x, create_graph=True)
 behind_compiled = torch.autograd.grad(grad.sum(), x, allow_unused=True)[0]
 (grad,) = torch.autograd.grad(torch.exp(x).sum(), x, create_graph=True)
@@ -896,34 +993,125 @@ message = message_of(RuntimeError, lambda: torch.autograd.grad(grad.sum(), x, al
 assert message == "torch.compile with aot_autograd does not currently support double backward"
 
 # %%
+# .. _error-index-wrong:
+#
 # A second derivative that is wrong but not zero
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** part of the second derivative is cut off while the rest is
 # tracked, so autograd differentiates only the tracked part. The cut can be a
 # ``backward`` that uses untracked values (an intermediate of ``forward`` kept
-# on ``ctx``, NumPy, a ``.detach()``), a ``backward`` marked
-# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-# whose incoming gradient was a constant, so that no error node was made
-# (:ref:`lesson 05 <lesson-untracked-backward>`), or one of the compiled
-# parts of :ref:`lesson 13 <lesson-torch-compile>`, such as a custom
+# on ``ctx``, NumPy, a ``.detach()``); a ``backward`` marked
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
+# both when its incoming gradient was a constant and when the second pass
+# asks with explicit inputs (:func:`torch.autograd.grad`,
+# ``.backward(inputs=...)``), as :ref:`lesson 05 <lesson-untracked-backward>`
+# explains; :func:`~torch.utils.checkpoint.checkpoint` with
+# ``use_reentrant=True`` under ``.backward(create_graph=True)``; or one of the
+# compiled parts of :ref:`lesson 13 <lesson-torch-compile>`, such as a custom
 # Function under ``backend="eager"``. **Fix:** for untracked code, pattern 4
-# (:ref:`lesson 05 <lesson-untracked-backward>`); for a compiled part, run
-# the path differentiated twice in eager mode. Below, :math:`x^3 + x^2`
-# through the first two:
+# (:ref:`lesson 05 <lesson-untracked-backward>`); for the checkpoint,
+# ``use_reentrant=False``; for a compiled part, run the path differentiated
+# twice in eager mode. Below, the first three, each with an :math:`x^2` term
+# added: of the second derivative, only that term's, 2, is left. Each fix
+# gives the true one.
 
 
-def cube_plus_square(function):
-    (grad,) = torch.autograd.grad((function.apply(x) + x**2).sum(), x, create_graph=True)
-    return torch.autograd.grad(grad.sum(), x)[0]
+def second_through_grad_attribute(f):
+    """d2/dx2 of f at x, with .backward(create_graph=True) for the first pass."""
+    leaf = x.detach().requires_grad_()
+    # warnings_of keeps a warning off the page (the reference cycle, if not yet given)
+    warnings_of(lambda: f(leaf).sum().backward(create_graph=True))
+    grad, leaf.grad = leaf.grad, None  # breaks the cycle
+    return torch.autograd.grad(grad.sum(), leaf)[0]
 
 
-true = cube_plus_square(Cube)
-for function in (CubeOnCtx, CubeOnce):
-    computed = cube_plus_square(function)
-    print(f"{function.__name__}: computed {computed}, true {true}")
+# name: (cut, fixed, the same in PyTorch operations, the second derivative's function)
+cases = {
+    "ctx, x^3 + x^2": (
+        lambda t: CubeOnCtx.apply(t) + t**2,
+        lambda t: Cube.apply(t) + t**2,
+        lambda t: t**3 + t**2,
+        second_derivative,
+    ),
+    "once_differentiable, x^3 + x^2": (
+        lambda t: CubeOnce.apply(t) + t**2,
+        lambda t: Cube.apply(t) + t**2,
+        lambda t: t**3 + t**2,
+        second_derivative,
+    ),
+    "once_differentiable, tanh(x^3) + x^2": (
+        lambda t: torch.tanh(CubeOnce.apply(t)) + t**2,
+        lambda t: torch.tanh(Cube.apply(t)) + t**2,
+        lambda t: torch.tanh(t**3) + t**2,
+        second_derivative,
+    ),
+    "checkpoint, tanh(x) + x^2": (
+        lambda t: checkpointed_tanh(t) + t**2,
+        lambda t: checkpointed_tanh(t, reentrant=False) + t**2,
+        lambda t: torch.tanh(t) + t**2,
+        second_through_grad_attribute,
+    ),
+}
+for name, (cut, fixed, reference, second) in cases.items():
+    computed, true = second(cut), second_derivative(reference)
+    print(f"{name:37} computed {computed.tolist()}")
+    print(f"{'':37} true     {true.round(decimals=4).tolist()}")
     assert torch.equal(computed, torch.full_like(x, 2.0))  # the x**2 term alone
-assert torch.allclose(true, 6 * x + 2)
+    assert not torch.allclose(computed, true) and torch.allclose(second(fixed), true)
+
+# %%
+# A second derivative of nan
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a derivative that is infinite where the gradient is exactly
+# zero, multiplied by that zero. A gradient penalty that writes the norm as
+# ``torch.sqrt((g ** 2).sum())`` does this: the derivative of
+# :math:`\sqrt{s}` at :math:`s = 0` is infinite, and :math:`\infty \cdot 0`
+# is nan. The gradient of a network is exactly zero wherever it is flat in
+# its input, as where every ReLU on the path is off; the parameters'
+# gradient is then nan, with no message, and an optimizer step writes nan
+# into the weights. **Fix:** ``torch.linalg.vector_norm`` (or
+# ``g.norm()``), whose backward gives 0 at 0, or a small constant added
+# inside the square root. Both fix the penalty, which needs only the norm's
+# first derivative. Where the norm's own second derivative is taken at 0,
+# ``vector_norm`` gives nan too, and only the constant keeps it finite
+# (:ref:`lesson 18 <error-index-builtins>`, distances between coincident
+# points).
+
+weights = torch.tensor([-1.0, -2.0, 0.5], dtype=torch.float64, requires_grad=True)
+
+
+def penalty_gradient(norm):
+    """The weights' gradient of (|g| - 1)^2, g the input gradient of a dead ReLU."""
+    (g,) = torch.autograd.grad(torch.relu(x @ weights - 10), x, create_graph=True)
+    assert not g.any()  # the ReLU is off: the gradient is exactly zero
+    return torch.autograd.grad((norm(g) - 1) ** 2, weights)[0]
+
+
+by_sqrt = penalty_gradient(lambda g: torch.sqrt((g**2).sum()))
+by_norm = penalty_gradient(torch.linalg.vector_norm)
+print("through sqrt:", by_sqrt, "through vector_norm:", by_norm, sep="\n")
+assert by_sqrt.isnan().all()
+assert torch.equal(by_norm, torch.zeros_like(by_norm))  # right: the penalty stays 1 nearby
+
+
+def smoothed(g):
+    return torch.sqrt((g**2).sum() + 1e-12)
+
+
+assert not penalty_gradient(smoothed).any()
+
+
+def second_at_zero(norm):
+    """The second derivative of the norm itself at the zero vector."""
+    zero = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    (grad,) = torch.autograd.grad(norm(zero), zero, create_graph=True)
+    return torch.autograd.grad(grad.sum(), zero)[0]
+
+
+assert second_at_zero(torch.linalg.vector_norm).isnan().all()
+assert second_at_zero(smoothed).isfinite().all()
 
 # %%
 # Next, :ref:`lesson 16 <lesson-error-index-function>`: the messages that

@@ -63,18 +63,19 @@ class Cube(Function):
 
 
 # %%
-# What backward returns and what ctx saves
-# ----------------------------------------
+# What ``backward`` returns and what ``ctx`` saves
+# ------------------------------------------------
 #
 # ``returned an incorrect number of gradients``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** ``backward`` must return one value per input of ``forward``
-# (extra ``None`` values at the end are accepted, an extra tensor is not).
-# **Fix:** return ``None`` for inputs that are not tensors or need no
-# gradient. :ref:`Lesson 06 <lesson-extending-rules>` (For a custom
-# operator's ``backward``, the message counts one more: :ref:`lesson 17
-# <lesson-error-index-ops>`.)
+# (extra ``None`` values at the end are accepted, an extra tensor is not). A
+# list counts as one value: below, a list of two gives "expected 2, got 1",
+# as one tensor does. **Fix:** return a tuple, with ``None`` for inputs that
+# are not tensors or need no gradient. :ref:`Lesson 06
+# <lesson-extending-rules>` (For a custom operator's ``backward``, the
+# message counts one more: :ref:`lesson 17 <lesson-error-index-ops>`.)
 
 
 class Scale(Function):
@@ -94,7 +95,15 @@ class ScaleMissingNone(Scale):
         return ctx.factor * grad_out  # missing: None for factor
 
 
+class ScaleReturnsList(Scale):
+    @staticmethod
+    def backward(ctx, grad_out):
+        return [ctx.factor * grad_out, None]  # wrong: a list is one value
+
+
 message = message_of(RuntimeError, lambda: ScaleMissingNone.apply(x, 2.0).sum().backward())
+assert "incorrect number of gradients (expected 2, got 1)" in message
+message = message_of(RuntimeError, lambda: ScaleReturnsList.apply(x, 2.0).sum().backward())
 assert "incorrect number of gradients (expected 2, got 1)" in message
 assert torch.equal(torch.autograd.grad(Scale.apply(x, 2.0).sum(), x)[0], torch.full_like(x, 2.0))
 
@@ -102,10 +111,12 @@ assert torch.equal(torch.autograd.grad(Scale.apply(x, 2.0).sum(), x)[0], torch.f
 # ``returned a gradient different than None at position 2, but the corresponding forward input was not a Variable``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** ``backward`` returned a tensor for an input of ``forward`` that
-# is not a tensor (a number, a flag): below, a zero for ``factor``. Positions
-# count from 1. **Fix:** return ``None`` there, as ``Scale`` does.
-# :ref:`Lesson 06 <lesson-extending-rules>`
+# **Cause:** ``backward`` returned something other than ``None`` (a tensor,
+# or a number such as ``0``) for an input of ``forward`` that is not a tensor
+# (a number, a flag): below, a zero tensor for ``factor``. Positions count
+# from 1 here (the ``argument`` of ``save_for_backward``'s message and the
+# ``index`` of the shape message count from 0). **Fix:** return ``None``
+# there, as ``Scale`` does. :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 class ScaleZeroForFactor(Scale):
@@ -119,13 +130,63 @@ assert "returned a gradient different than None at position 2" in message
 assert torch.equal(torch.autograd.grad(Scale.apply(x, 2.0).sum(), x)[0], torch.full_like(x, 2.0))
 
 # %%
+# ``expected Variable or None (got numpy.ndarray)``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names the type that ``backward`` returned for a tensor input.
+# **Cause:** ``backward`` returned, for a tensor input, something that is
+# neither a tensor nor ``None``: a NumPy array, from a ``backward`` that
+# computes with NumPy and returns its result as it is (below); a Python
+# number, ``got float`` or ``got int`` (from ``.item()``, or a constant
+# derivative written as a number); for a Function of one input, a list,
+# ``got list`` (below). **Fix:** return a tensor:
+# ``torch.as_tensor(..., device=x.device)`` for a NumPy result, as
+# :ref:`lesson 05 <lesson-untracked-backward>` does, which also says why such
+# a ``backward`` has no second derivative; for a number, the tensor it came
+# from, or the number multiplied by ``grad_out`` (a constant derivative
+# :math:`c` gives ``c * grad_out``); a tuple for a list. The ``backward`` of
+# a custom operator of one input meets it too when it returns a list
+# (:ref:`lesson 17 <lesson-error-index-ops>`).
+
+
+class CubeNumpyBackward(Cube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return 3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True)  # wrong: NumPy's
+
+
+class CubeNumpyBackwardFixed(Cube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        grad_x = 3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True)
+        return torch.as_tensor(grad_x, device=x.device)  # a tensor
+
+
+class CubeReturnsList(Cube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return [3 * x**2 * grad_out]  # wrong: a list
+
+
+message = message_of(RuntimeError, lambda: CubeNumpyBackward.apply(x).sum().backward())
+assert message == "expected Variable or None (got numpy.ndarray)"
+message = message_of(RuntimeError, lambda: CubeReturnsList.apply(x).sum().backward())
+assert message == "expected Variable or None (got list)"
+assert torch.allclose(torch.autograd.grad(CubeNumpyBackwardFixed.apply(x).sum(), x)[0], 3 * x**2)
+
+# %%
 # ``save_for_backward can only save variables, but argument 1 is of type int``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # **Cause:** ``save_for_backward`` was given something that is not a tensor
-# (or ``None``). **Fix:** keep numbers and other non-tensors as attributes of
-# ``ctx``, as ``Scale`` above keeps ``factor``.
-# :ref:`Lesson 06 <lesson-extending-rules>`
+# (or ``None``). Positions count from 0. **Fix:** keep numbers and other
+# non-tensors as attributes of ``ctx``, as ``Scale`` above keeps ``factor``.
+# A ``tuple`` or a ``list`` is most often ``setup_context``'s ``inputs``,
+# passed whole (below): unpack it, ``ctx.save_for_backward(*inputs)``, as
+# ``NewCube`` does. :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 class ScaleSavesNumber(Scale):
@@ -135,8 +196,51 @@ class ScaleSavesNumber(Scale):
         return factor * x
 
 
+class NewCube(Cube):
+    """The cube with ``forward`` and ``setup_context`` apart (lesson 06)."""
+
+    @staticmethod
+    def forward(x):
+        return x**3
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+
+class NewCubeSavesTuple(NewCube):
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs)  # wrong: the tuple itself
+
+
 message = message_of(TypeError, lambda: ScaleSavesNumber.apply(x, 2))
 assert message == "save_for_backward can only save variables, but argument 1 is of type int"
+message = message_of(TypeError, lambda: NewCubeSavesTuple.apply(x))
+assert message == "save_for_backward can only save variables, but argument 0 is of type tuple"
+assert torch.allclose(torch.autograd.grad(NewCube.apply(x).sum(), x)[0], 3 * x**2)
+
+# %%
+# ``missing a required argument: 'x'``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names the last parameter of ``forward``. **Cause:** a Function
+# has a ``setup_context``, and its ``forward`` still takes ``ctx``: PyTorch
+# then calls ``forward`` without ``ctx``, so the inputs fill the parameters
+# from ``ctx`` on, and the last is left without one. It is the usual
+# half-done move from ``forward(ctx, x)`` to the split of
+# :ref:`lesson 06 <lesson-extending-rules>`. **Fix:** drop ``ctx`` from
+# ``forward``, as ``NewCube`` does.
+
+
+class NewCubeKeepsCtx(NewCube):
+    @staticmethod
+    def forward(ctx, x):  # wrong: with setup_context, forward takes no ctx
+        return x**3
+
+
+message = message_of(TypeError, lambda: NewCubeKeepsCtx.apply(x))
+assert message == "missing a required argument: 'x'"
 
 # %%
 # ``not enough values to unpack (expected 1, got 0)``
@@ -150,8 +254,12 @@ assert message == "save_for_backward can only save variables, but argument 1 is 
 # ``ctx.save_for_forward``; inside ``backward``, only what was passed to
 # ``ctx.save_for_backward`` (both below). **Fix:** save what ``backward``
 # reads on every path through ``forward``, as ``Cube`` does; for a Function
-# with both methods, call both, as ``CubeJvp`` does in the entries on forward
-# mode. :ref:`Lesson 01 <lesson-saving-inputs>`,
+# with both a ``jvp`` and a ``backward``, call both ``save_for_forward`` and
+# ``save_for_backward``, as ``CubeJvp`` does in the entries on forward mode.
+# (The same words with "expected 2, got 1", from
+# :func:`torch.library.custom_op`, mean an operator's name without a
+# namespace: :ref:`lesson 17 <lesson-error-index-ops>`.)
+# :ref:`Lesson 01 <lesson-saving-inputs>`,
 # :ref:`lesson 08 <lesson-forward-mode>`
 
 
@@ -184,6 +292,16 @@ def tangent_of(function, *extra):
         )
         dual = fwAD.make_dual(x.detach(), torch.ones(3, dtype=torch.float64))
         return fwAD.unpack_dual(function.apply(dual, *extra)).tangent
+
+
+def check_forward_ad(function):
+    """gradcheck of ``function`` at x, forward mode included."""
+    with warnings.catch_warnings():
+        # PyTorch's own deprecation note when forward mode first loads (lesson 8)
+        warnings.filterwarnings(
+            "ignore", message="`torch.jit.script` is (deprecated|not supported)"
+        )
+        return gradcheck(function.apply, (x,), check_forward_ad=True)
 
 
 message = message_of(ValueError, lambda: tangent_of(CubeForgotSaveForForward))
@@ -254,12 +372,14 @@ assert torch.allclose(Cube.apply(x), x**3)
 # ``returned an invalid gradient at index 0 - got ... but expected shape compatible with ...``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** ``backward`` returned, for that input, a gradient of a shape
-# that autograd cannot sum to the input's shape: most often the output's
-# shape, for an input of another shape, as when a reduction forgets to expand
-# its gradient. A gradient of a shape that the input broadcasts to is summed
-# to the input's shape instead, with no message. **Fix:** return a gradient
-# of the input's shape. :ref:`Lesson 06 <lesson-extending-rules>`
+# **Cause:** ``backward`` returned, for that input, which requires grad, a
+# gradient of a shape that autograd cannot sum to the input's shape: most
+# often the output's shape, for an input of another shape, as when a
+# reduction forgets to expand its gradient. A gradient of a shape that the
+# input broadcasts to is summed to the input's shape instead, with no
+# message, and a gradient for an input that does not require grad is
+# dropped unchecked, as :ref:`lesson 06 <lesson-extending-rules>` shows.
+# **Fix:** return a gradient of the input's shape.
 
 
 class Mean(Function):
@@ -358,11 +478,29 @@ assert torch.equal(torch.autograd.grad(PowerFixed.apply(x, 1).sum(), x)[0], torc
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # The message names the operator, and the types of its two operands in their
-# order: ``'NoneType'`` is the gradient's, first in ``grad_out * ...`` and
-# last in ``... * grad_out`` (both below). **Cause:** after
-# ``ctx.set_materialize_grads(False)``, an incoming gradient was ``None`` (any
-# output, in any pass) and ``backward`` did arithmetic with it;
-# :func:`~torch.autograd.gradcheck` hits it through ``check_undefined_grad``.
+# order. **Cause:** arithmetic with a gradient that is ``None``. Most often,
+# outside any Function: a result of ``torch.autograd.grad(...,
+# allow_unused=True)`` for an input that the output does not depend on
+# (below), or the ``.grad`` of a tensor that is not a leaf, or of a leaf that
+# no backward pass reached. **Fix:** find why that gradient is ``None``
+# (:ref:`a gradient of None <error-index-none>`); if zero is the right
+# gradient there, pass ``materialize_grads=True`` to
+# :func:`torch.autograd.grad`, which returns zeros instead (below).
+
+unused = torch.ones(3, dtype=torch.float64, requires_grad=True)
+_, grad_unused = torch.autograd.grad(x.sum(), (x, unused), allow_unused=True)
+message = message_of(TypeError, lambda: grad_unused * unused)
+assert message == "unsupported operand type(s) for *: 'NoneType' and 'Tensor'"
+_, grad_unused = torch.autograd.grad(x.sum(), (x, unused), materialize_grads=True)
+assert torch.equal(grad_unused * unused, torch.zeros_like(unused))
+
+# %%
+# **Another cause,** in a Function: after ``ctx.set_materialize_grads(False)``,
+# an incoming gradient was ``None`` (any output, in any pass) and
+# ``backward`` did arithmetic with it. ``'NoneType'`` is then the gradient's
+# type, first in ``grad_out * ...`` and last in ``... * grad_out`` (both
+# below). :func:`~torch.autograd.gradcheck` hits it through
+# ``check_undefined_grad``, as :ref:`lesson 11 <lesson-diagnosing>` shows.
 # **Fix:** handle ``None``: return ``None`` for the inputs whose gradient
 # would come only from it. :ref:`Lesson 06 <lesson-extending-rules>`
 
@@ -411,11 +549,19 @@ assert gradcheck(CubeNoMaterializeFixed.apply, (x,))
 # in-place activation, ``+=``, an optimizer step between the forward and the
 # backward), or one that a Function saved with
 # :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`, as below.
-# The message gives the tensor's type and shape, the operation whose output
-# it now is (``Mul`` below: the in-place ``mul_`` that changed it, not the
-# Function that saved it), and its version. **Fix:** change a copy, or make
-# the change after the backward pass (or before the operation that saves
-# it). :ref:`Lesson 06 <lesson-extending-rules>`
+# The message gives the tensor's type, shape and version and, if the tensor
+# has a ``grad_fn``, names an operation, which is not always the one to
+# blame. For a saved output, it is the operation that saved it: ``Exp``
+# below, a Function that saves its output as in :ref:`lesson 02
+# <lesson-saving-outputs>`. For a saved input, it is the tensor's
+# ``grad_fn`` when the backward runs: ``Mul`` below, the in-place ``mul_``
+# that changed it (a change under ``torch.no_grad()`` leaves the earlier
+# ``grad_fn``). A parameter has no ``grad_fn``, so the message names no
+# operation; a view of one that was saved, such as the transposed weight
+# that ``nn.Linear`` saves, is named ``AsStrided`` after an optimizer step
+# (both below). **Fix:** change a copy, or make the change after the
+# backward pass (or before the operation that saves it).
+# :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 def change_saved_input():
@@ -428,7 +574,54 @@ def change_saved_input():
 message = message_of(RuntimeError, change_saved_input)
 assert "[torch.DoubleTensor [3]], which is output 0 of Mul, is at version 1;" in message
 
+
+class Exp(Function):
+    @staticmethod
+    def forward(ctx, x):
+        result = x.exp()
+        ctx.save_for_backward(result)  # saves its output
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (result,) = ctx.saved_tensors
+        return grad_out * result
+
+
+def change_saved_output():
+    out = Exp.apply(x)
+    doubled = 2 * out  # keeps Exp in the graph
+    out.mul_(2)
+    doubled.sum().backward()
+
+
+message = message_of(RuntimeError, change_saved_output)
+assert "[torch.DoubleTensor [3]], which is output 0 of Exp, is at version 1;" in message
+
+
+def step_between_passes(loss_of, parameters):
+    """One backward pass, an optimizer step, then a second pass."""
+    loss = loss_of()
+    loss.backward(retain_graph=True)
+    torch.optim.SGD(parameters, lr=0.1).step()  # changes the parameters in place
+    loss.backward()
+
+
+param = torch.ones(3, dtype=torch.float64, requires_grad=True)
+message = message_of(
+    RuntimeError, lambda: step_between_passes(lambda: (param * param).sum(), [param])
+)
+assert "[torch.DoubleTensor [3]] is at version 1;" in message  # no operation
+layer = torch.nn.Linear(3, 2, dtype=torch.float64)
+inputs = torch.ones(4, 3, dtype=torch.float64, requires_grad=True)  # so addmm saves the weight
+message = message_of(
+    RuntimeError, lambda: step_between_passes(lambda: layer(inputs).sum(), layer.parameters())
+)
+assert "[torch.DoubleTensor [3, 2]], which is output 0 of AsStrided," in message
+
 # %%
+# .. _error-index-leaf-in-place:
+#
 # ``a leaf Variable that requires grad is being used in an in-place operation``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -471,11 +664,15 @@ assert torch.allclose(weight[1:], 1 - 0.1 * x[1:]) and weight[0] == 0
 # memory, such as an expanded one. In a Function, a common cause: ``backward``
 # changed its incoming gradient in place, and that gradient came from
 # ``.sum()``, whose gradient is one number expanded to the output's shape.
-# After ``.mean()``, whose gradient is a tensor of its own, the same
-# ``backward`` raises nothing (both below), so the mistake can go unseen;
-# under :func:`~torch.autograd.gradgradcheck` it meets the message of the
-# entry above. **Fix:** compute a new tensor, ``3 * x**2 * grad_out``, as
-# ``Cube`` does (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`).
+# After ``.mean()``, whose gradient is a tensor with memory of its own (not
+# expanded), the same ``backward`` raises nothing, yet it still changes a
+# tensor that autograd may hand to other branches too: in
+# ``(CubeGradInPlace.apply(x) + b).mean()``, the gradient of ``b`` comes out
+# wrong, with no error (all below; :ref:`rule 3 of lesson 06
+# <lesson-extending-rules>` shows why). Under
+# :func:`~torch.autograd.gradgradcheck`, it meets the message of the entry
+# above. **Fix:** compute a new tensor, ``3 * x**2 * grad_out``, as ``Cube``
+# does.
 
 
 class CubeGradInPlace(Cube):
@@ -487,8 +684,17 @@ class CubeGradInPlace(Cube):
 
 message = message_of(RuntimeError, lambda: CubeGradInPlace.apply(x).sum().backward())
 assert "more than one element of the written-to tensor refers to a single memory" in message
-(after_mean,) = torch.autograd.grad(CubeGradInPlace.apply(x).mean(), x)  # no error
-assert torch.allclose(after_mean, x**2)  # 3 x**2 / 3
+b = torch.ones(3, dtype=torch.float64, requires_grad=True)
+
+
+def gradient_of_b(cube):
+    """The gradient of b in the mean of cube(x) + b: 1/3 for each element."""
+    return torch.autograd.grad((cube.apply(x) + b).mean(), (x, b))[1]  # no error
+
+
+print("gradient of b:", gradient_of_b(CubeGradInPlace), "with Cube:", gradient_of_b(Cube))
+assert not torch.allclose(gradient_of_b(CubeGradInPlace), torch.full_like(b, 1 / 3))
+assert torch.allclose(gradient_of_b(Cube), torch.full_like(b, 1 / 3))  # the fix
 assert torch.allclose(torch.autograd.grad(Cube.apply(x).sum(), x)[0], 3 * x**2)  # the fix
 
 # %%
@@ -497,9 +703,11 @@ assert torch.allclose(torch.autograd.grad(Cube.apply(x).sum(), x)[0], 3 * x**2) 
 #
 # **Cause:** a Function marked a leaf that requires grad with
 # :meth:`~torch.autograd.function.FunctionCtx.mark_dirty`: below,
-# ``ExpInPlace`` of lesson 06. **Fix:** apply it to a non-leaf
-# (``x.clone()``). An ordinary in-place operation on such a leaf says "is
-# being used" instead (two entries above).
+# ``ExpInPlace`` of lesson 06. The refusal comes after ``forward`` ran, so
+# the leaf already holds the output (below). **Fix:** recreate the leaf,
+# then apply the Function to a non-leaf (``x.clone()``). An ordinary
+# in-place operation on such a leaf says "is being used" instead
+# (:ref:`its entry <error-index-leaf-in-place>`).
 # :ref:`Lesson 06 <lesson-extending-rules>`
 
 
@@ -517,9 +725,12 @@ class ExpInPlace(Function):
         return grad_out * result
 
 
-message = message_of(RuntimeError, lambda: ExpInPlace.apply(torch.ones(3, requires_grad=True)))
-assert "a leaf Variable that requires grad has been used in an in-place operation" in message
 leaf = torch.full((3,), 2.0, dtype=torch.float64, requires_grad=True)
+message = message_of(RuntimeError, lambda: ExpInPlace.apply(leaf))
+assert "a leaf Variable that requires grad has been used in an in-place operation" in message
+print("the leaf after the error:", leaf.detach())
+assert torch.allclose(leaf, torch.full_like(leaf, 2.0).exp())  # already overwritten
+leaf = torch.full((3,), 2.0, dtype=torch.float64, requires_grad=True)  # recreated
 (grad,) = torch.autograd.grad(ExpInPlace.apply(leaf.clone()).sum(), leaf)  # the fix
 assert torch.allclose(grad, leaf.exp())
 
@@ -551,13 +762,37 @@ assert torch.allclose(ExpInPlace.apply(x.clone()), x.exp())  # returns x itself
 # ``You must implement the jvp function for custom autograd.Function to use it with forward mode AD``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** forward mode, :func:`torch.func.jvp`, ``jacfwd`` or ``hessian``
-# met a Function without a ``jvp`` staticmethod. **Fix:** add one, as
-# ``CubeJvp`` does below (it saves ``x`` for both passes).
+# **Cause:** forward mode met a Function without a ``jvp`` staticmethod: a
+# dual tensor of ``torch.autograd.forward_ad``, ``gradcheck`` with
+# ``check_forward_ad=True``, or :func:`torch.func.jvp`. ``jacfwd`` and
+# ``hessian`` meet it only in a Function that has a vmap rule; without one,
+# they stop first at "does not have vmap support" (:ref:`lesson 17
+# <lesson-error-index-ops>`). All below. **Fix:** add a ``jvp``, as
+# ``CubeJvp`` does below (it saves ``x`` for both passes). That is enough for
+# ``torch.autograd.forward_ad`` and ``gradcheck``, not for :mod:`torch.func`,
+# which says "it must override the setup_context staticmethod" to a
+# ``forward`` that takes ``ctx`` (below): there, write ``forward`` without
+# ``ctx`` and a ``setup_context`` that also calls ``save_for_forward``, with a
+# vmap rule for ``jacfwd`` and ``hessian``, as ``NewCubeJvp`` does in
+# :ref:`lesson 17 <lesson-error-index-ops>`.
 # :ref:`Lesson 08 <lesson-forward-mode>`, :ref:`lesson 09 <lesson-torch-func>`
 
+
+class NewCubeVmap(NewCube):
+    generate_vmap_rule = True  # a vmap rule, and still no jvp
+
+
+ones = torch.ones(3, dtype=torch.float64)
 message = message_of(NotImplementedError, lambda: tangent_of(Cube))
 assert "You must implement the jvp function" in message
+message = message_of(NotImplementedError, lambda: check_forward_ad(Cube))
+assert "You must implement the jvp function" in message
+message = message_of(NotImplementedError, lambda: torch.func.jvp(NewCube.apply, (x,), (ones,)))
+assert "You must implement the jvp function" in message
+message = message_of(NotImplementedError, lambda: torch.func.jacfwd(NewCubeVmap.apply)(x))
+assert "You must implement the jvp function" in message
+message = message_of(RuntimeError, lambda: torch.func.jacfwd(NewCube.apply)(x))
+assert "does not have vmap support" in message  # no vmap rule: stops before
 
 
 class CubeJvp(Cube):
@@ -574,6 +809,9 @@ class CubeJvp(Cube):
 
 
 assert torch.allclose(tangent_of(CubeJvp), 3 * x.detach() ** 2)
+assert check_forward_ad(CubeJvp)
+message = message_of(RuntimeError, lambda: torch.func.jvp(CubeJvp.apply, (x,), (ones,)))
+assert "it must override the setup_context staticmethod" in message
 
 # %%
 # ``Function's jvp returned an invalid number of forward gradients``
@@ -644,15 +882,6 @@ class CubeWrongJvp(CubeJvp):
     def jvp(ctx, x_tangent):
         (x,) = ctx.saved_tensors
         return 2 * x**2 * x_tangent  # wrong: 3 * x**2
-
-
-def check_forward_ad(function):
-    with warnings.catch_warnings():
-        # PyTorch's own deprecation note when forward mode first loads (lesson 8)
-        warnings.filterwarnings(
-            "ignore", message="`torch.jit.script` is (deprecated|not supported)"
-        )
-        return gradcheck(function.apply, (x,), check_forward_ad=True)
 
 
 message = message_of(GradcheckError, lambda: check_forward_ad(CubeWrongJvp))

@@ -153,14 +153,69 @@ rows = torch.arange(6.0).view(2, 3)
 assert torch.equal(define(summed_over)(rows, [1]), rows.sum(1))
 
 # %%
-# ``setup_context() got an unexpected keyword argument``
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``not enough values to unpack (expected 2, got 1)``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# The message names your function, and a parameter name it lacks (below,
-# ``'output'``, for a parameter named ``outputs``). **Cause:** the
-# ``setup_context`` given to :func:`~torch.library.register_autograd` renames
-# its parameters; PyTorch passes them by keyword, as ``ctx``, ``inputs`` and
-# ``output``. It fails at the first call whose input requires grad, not at
+# **Cause:** the name given to :func:`torch.library.custom_op` has no
+# namespace. PyTorch splits the name at ``::`` into a namespace and the
+# operator's name, and found no ``::``: below, in ``"square"``, and in
+# ``"dbw_errors.doubled"``, which has a dot in its place (a single colon
+# fails the same way).
+# **Fix:** a name of the form ``"namespace::name"``, as ``define`` writes
+# ``"dbw_errors::<its name>"``.
+# (The same words with "expected 1, got 0" come from ``ctx.saved_tensors``,
+# an unrelated cause: :ref:`lesson 16 <lesson-error-index-function>`.)
+# :ref:`Lesson 12 <lesson-custom-ops>`
+
+message = message_of(
+    ValueError, lambda: torch.library.custom_op("square", doubled_typed, mutates_args=())
+)  # wrong: no namespace
+assert message == "not enough values to unpack (expected 2, got 1)"
+dotted = "dbw_errors.doubled"  # wrong: a dot, not ::
+message = message_of(
+    ValueError, lambda: torch.library.custom_op(dotted, doubled_typed, mutates_args=())
+)
+assert message == "not enough values to unpack (expected 2, got 1)"
+doubled_op = torch.library.custom_op("dbw_errors::doubled", doubled_typed, mutates_args=())
+assert torch.equal(doubled_op(x.detach()), 2 * x.detach())
+
+# %%
+# ``infer_schema(func): {'x'} in mutates_args were not found in the custom op's signature``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message names what it did not find, and ends with the function's
+# signature. **Cause:** ``mutates_args`` names a parameter that the function
+# does not have: a typo, or a parameter renamed since. **Fix:** the
+# parameter's name, as the signature spells it. A single name written
+# without its comma, ``("t")``, is a string, not a tuple, and gives the
+# message "mutates_args must either be a sequence of the names of the
+# arguments that are mutated or the string 'unknown'" (both below): write
+# ``("t",)``. :ref:`Lesson 12 <lesson-custom-ops>`
+
+
+def add_half(t: torch.Tensor) -> None:
+    t.add_(0.5)
+
+
+message = message_of(ValueError, lambda: define(add_half, mutates_args=("x",)))
+assert message.startswith("infer_schema(func): {'x'} in mutates_args were not found")
+message = message_of(ValueError, lambda: define(add_half, mutates_args=("t")))  # a string
+assert message.startswith("mutates_args must either be a sequence of the names")
+shifted = x.detach().clone()
+define(add_half, mutates_args=("t",))(shifted)
+assert torch.equal(shifted, x.detach() + 0.5)
+
+# %%
+# ``...() got an unexpected keyword argument 'output'``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message begins with the name of your function, and names a parameter
+# it lacks: below, ``save_x() got an unexpected keyword argument 'output'``,
+# for a parameter named ``outputs`` (``'ctx'`` or ``'inputs'`` if those are
+# renamed). **Cause:** the ``setup_context`` given to
+# :func:`~torch.library.register_autograd` renames its parameters; PyTorch
+# passes them by keyword, as ``ctx``, ``inputs`` and ``output``. It fails at
+# the first call, with grad mode on, whose input requires grad, not at
 # registration. **Fix:** name them ``ctx, inputs, output``.
 # :ref:`Lesson 12 <lesson-custom-ops>`
 
@@ -170,13 +225,15 @@ def square(t: torch.Tensor) -> torch.Tensor:
     return t**2
 
 
-def setup_context(ctx, inputs, outputs):  # wrong: PyTorch passes output=
+def save_x(ctx, inputs, outputs):  # wrong: PyTorch passes output=
     ctx.save_for_backward(*inputs)
 
 
-square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=setup_context)
+square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=save_x)
+with torch.no_grad():
+    assert torch.equal(square(x), x.detach() ** 2)  # no error yet: grad mode is off
 message = message_of(TypeError, lambda: square(x))
-assert message == "setup_context() got an unexpected keyword argument 'output'"
+assert message == "save_x() got an unexpected keyword argument 'output'"
 square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input)
 assert torch.allclose(torch.autograd.grad(square(x).sum(), x)[0], 2 * x)
 
@@ -186,12 +243,16 @@ assert torch.allclose(torch.autograd.grad(square(x).sum(), x)[0], 2 * x)
 #
 # The message names the operator, and counts one gradient more than the
 # operator has inputs and one more than your ``backward`` returned: PyTorch
-# adds an input of its own, and a ``None`` for it. **Cause:** as for a
-# Function (:ref:`lesson 16 <lesson-error-index-function>`), the ``backward``
-# given to :func:`~torch.library.register_autograd` must return one value per
-# input of the operator: below, it returns one for an operator of two inputs,
-# and the message says "expected 3, got 2". **Fix:** return ``None`` for the
-# inputs that are not tensors or need no gradient.
+# adds an input of its own, and a ``None`` for it. A list counts as one
+# value. **Cause:** as for a Function (:ref:`lesson 16
+# <lesson-error-index-function>`), the ``backward`` given to
+# :func:`~torch.library.register_autograd` must return a tuple of one value
+# per input of the operator: below, it returns one tensor for an operator of
+# two inputs, then a list of two, and the message says "expected 3, got 2"
+# both times. For an operator of one input, a list gives the message
+# "expected Variable or None (got list)" of :ref:`lesson 16
+# <lesson-error-index-function>` instead (below). **Fix:** return a tuple,
+# with ``None`` for the inputs that are not tensors or need no gradient.
 # :ref:`Lesson 12 <lesson-custom-ops>`
 
 
@@ -207,6 +268,16 @@ def keep_factor(ctx, inputs, output):
 scale.register_autograd(lambda ctx, g: ctx.factor * g, setup_context=keep_factor)  # wrong
 message = message_of(RuntimeError, lambda: scale(x, 2.0).sum().backward())
 assert "returned an incorrect number of gradients (expected 3, got 2)" in message
+scale.register_autograd(lambda ctx, g: [ctx.factor * g, None], setup_context=keep_factor)  # wrong
+message = message_of(RuntimeError, lambda: scale(x, 2.0).sum().backward())
+assert "returned an incorrect number of gradients (expected 3, got 2)" in message
+square.register_autograd(
+    lambda ctx, g: [2 * ctx.saved_tensors[0] * g],
+    setup_context=keep_input,  # wrong: a list
+)
+message = message_of(RuntimeError, lambda: square(x).sum().backward())
+assert message == "expected Variable or None (got list)"
+square.register_autograd(lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input)
 scale.register_autograd(lambda ctx, g: (ctx.factor * g, None), setup_context=keep_factor)
 assert torch.equal(torch.autograd.grad(scale(x, 2.0).sum(), x)[0], torch.full_like(x, 2.0))
 
@@ -214,26 +285,52 @@ assert torch.equal(torch.autograd.grad(scale(x, 2.0).sum(), x)[0], torch.full_li
 # ``Trying to backward through ... but no autograd formula was registered``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** a backward pass reached a :func:`torch.library.custom_op` that
-# has no :func:`~torch.library.register_autograd`, here one that the forward
-# called. (One that a registered backward calls, met in a second pass, is in
-# :ref:`lesson 15 <lesson-error-index>`.) **Fix:** register a gradient for
-# that operator. :ref:`Lesson 12 <lesson-custom-ops>`
+# The message names the operator. **Cause:** a backward pass reached a
+# :func:`torch.library.custom_op` that has no
+# :func:`~torch.library.register_autograd`. In a first pass, it is one that
+# the forward called; in a second pass, as in the second derivatives of
+# :ref:`lesson 15 <lesson-error-index>`, it can be one that a registered
+# backward calls. Below, ``numpy_square`` both ways: called by the forward,
+# then by the backward of ``cube_by_square``. **Fix:** register a gradient
+# for that operator. :ref:`Lesson 12 <lesson-custom-ops>`
 
 message = message_of(RuntimeError, lambda: numpy_square(x).sum().backward())
-assert "no autograd formula was registered" in message
+assert "dbw_errors.numpy_square.default but no autograd formula was registered" in message
+
+
+@torch.library.custom_op("dbw_errors::cube_by_square", mutates_args=())
+def cube_by_square(t: torch.Tensor) -> torch.Tensor:
+    return t**3
+
+
+cube_by_square.register_autograd(
+    lambda ctx, g: 3 * numpy_square(ctx.saved_tensors[0]) * g, setup_context=keep_input
+)
+
+
+def second_derivative(op):
+    """The second derivative of the sum of ``op(x)``, by two backward passes."""
+    (grad,) = torch.autograd.grad(op(x).sum(), x, create_graph=True)
+    return torch.autograd.grad(grad.sum(), x)[0]
+
+
+message = message_of(RuntimeError, lambda: second_derivative(cube_by_square))
+assert "dbw_errors.numpy_square.default but no autograd formula was registered" in message
 numpy_square.register_autograd(
     lambda ctx, g: 2 * ctx.saved_tensors[0] * g, setup_context=keep_input
 )
 assert torch.allclose(torch.autograd.grad(numpy_square(x).sum(), x)[0], 2 * x)
+assert torch.allclose(second_derivative(cube_by_square), 6 * x)
 
 # %%
 # ``The output of this custom operator (1) must not also be an input to this custom operator``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
 # The message begins with the operator's name. **Cause:** a
-# :func:`torch.library.custom_op` returned one of its inputs, or a view of one
-# (a shortcut, a ``reshape``). **Fix:** return a new tensor, such as a
+# :func:`torch.library.custom_op` returned one of its inputs, or a view of one:
+# a shortcut such as ``t``, ``t.detach()``, or ``t.contiguous()`` of a ``t``
+# that is contiguous (below, ``t`` and ``t.detach()``), or a view such as
+# ``reshape`` or indexing makes. **Fix:** return a new tensor, such as a
 # clone, as the message says. :ref:`Lesson 12 <lesson-custom-ops>`
 
 
@@ -248,6 +345,14 @@ def power_fixed(t: torch.Tensor, n: int) -> torch.Tensor:
 
 
 message = message_of(RuntimeError, lambda: power(x.detach(), 1))
+assert "(1) must not also be an input to this custom operator" in message
+
+
+def detached(t: torch.Tensor) -> torch.Tensor:
+    return t.detach()  # wrong: shares t's memory
+
+
+message = message_of(RuntimeError, lambda: define(detached)(x.detach()))
 assert "(1) must not also be an input to this custom operator" in message
 assert torch.equal(power_fixed(x.detach(), 1), x.detach())
 
@@ -394,10 +499,13 @@ assert torch.allclose(jacobian, torch.diag(3 * x.detach() ** 2))
 # and ``setup_context`` (:ref:`lesson 06 <lesson-extending-rules>`). A custom
 # operator cannot pass these transforms: write that part as a Function
 # (:ref:`lesson 12 <lesson-custom-ops>` says what of :mod:`torch.func` it
-# works with).
+# works with). Both causes below: ``Cube``, and the custom operator
+# ``square``.
 
 message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: Cube.apply(t).sum())(x))
 assert "it must override the setup_context staticmethod" in message
+message = message_of(RuntimeError, lambda: torch.func.grad(lambda t: square(t).sum())(x.detach()))
+assert "it must override the setup_context staticmethod" in message  # square: a custom operator
 
 # %%
 # ``torch.func.{grad, vjp, jacrev, hessian} don't yet support saved tensor hooks``
@@ -410,9 +518,12 @@ assert "it must override the setup_context staticmethod" in message
 # context manager built on it such as ``torch.autograd.graph.save_on_cpu``,
 # around it. With ``use_reentrant=True``, checkpointing stops at the previous
 # entry's message instead (both below). **Fix:** compute the derivative with
-# :func:`torch.autograd.grad`, which works with both; or keep the transform
-# and leave checkpointing (and the memory it saves) or the hooks out of the
-# transformed code. :ref:`Lesson 14 <lesson-cost>`
+# :func:`torch.autograd.grad`, and checkpoint with ``use_reentrant=False``:
+# with ``use_reentrant=True``, ``torch.autograd.grad`` stops at the message
+# "incompatible with .grad()" of :ref:`lesson 15 <lesson-error-index>`, as
+# the last lines below show. Or keep the transform and leave checkpointing (and the memory it
+# saves) or the hooks out of the transformed code. :ref:`Lesson 14
+# <lesson-cost>`
 
 from torch.utils.checkpoint import checkpoint
 
@@ -426,6 +537,8 @@ assert "don't yet support saved tensor hooks" in message
 message = message_of(RuntimeError, lambda: torch.func.grad(checkpointed_cube_sum)(x.detach(), True))
 assert "it must override the setup_context staticmethod" in message
 assert torch.allclose(torch.autograd.grad(checkpointed_cube_sum(x), x)[0], 3 * x**2)
+message = message_of(RuntimeError, lambda: torch.autograd.grad(checkpointed_cube_sum(x, True), x))
+assert "incompatible with .grad()" in message
 
 # %%
 # ``During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call in-place operation``
@@ -433,10 +546,17 @@ assert torch.allclose(torch.autograd.grad(checkpointed_cube_sum(x), x)[0], 3 * x
 #
 # **Cause:** the function given to a :mod:`torch.func` transform changed in
 # place a tensor captured from outside it (a buffer, a running total), not
-# one passed to it as an argument. **Fix:** pass that tensor as an argument,
-# as the message says (the transform differentiates only the arguments that
-# ``argnums`` names), or make the function pure: return the new value instead
-# of writing it in place. :ref:`Lesson 09 <lesson-torch-func>`
+# one passed to it as an argument. **Fix:** for ``grad``, ``jacrev``,
+# ``jacfwd`` and ``hessian``, pass that tensor as an argument that
+# ``argnums`` leaves out, as the message says (below). ``vjp`` and ``jvp``
+# have no ``argnums``: they differentiate every argument. ``jvp`` then needs
+# a tangent for it too, and ``vjp`` refuses the change in place with the
+# message "a leaf Variable that requires grad is being used in an in-place
+# operation" (:ref:`lesson 16 <lesson-error-index-function>`, below). With
+# them, or with any transform, make the function pure: return the new value
+# as a second output (``has_aux=True``, which every transform named here but
+# ``hessian`` takes), and apply it outside the transform (below).
+# :ref:`Lesson 09 <lesson-torch-func>`
 
 total = torch.zeros(3, dtype=torch.float64)
 
@@ -457,6 +577,18 @@ def cube_sum_counting(t, total):
 
 grad = torch.func.grad(cube_sum_counting)(x.detach(), total)
 assert torch.allclose(grad, 3 * x**2) and torch.equal(total, x.detach())
+message = message_of(RuntimeError, lambda: torch.func.vjp(cube_sum_counting, x.detach(), total))
+assert message == "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def cube_sum_and_total(t):
+    return t.pow(3).sum(), total + t  # pure: the new total is returned
+
+
+_, vjp_fn, new_total = torch.func.vjp(cube_sum_and_total, x.detach(), has_aux=True)
+(grad,) = vjp_fn(torch.tensor(1.0, dtype=torch.float64))
+total.copy_(new_total)  # applied outside the transform
+assert torch.allclose(grad, 3 * x**2) and torch.equal(total, 2 * x.detach())
 
 # %%
 # ``You tried to vmap over ..., but it does not have vmap support``
@@ -483,7 +615,7 @@ assert "does not have vmap support" in message
 # batch.
 # :ref:`Lesson 09 <lesson-torch-func>`
 #
-# **Another cause,** with no ``vmap`` at all: :func:`torch.func.grad` or
+# **Another cause,** with no ``vmap`` in your code: :func:`torch.func.grad` or
 # ``jacrev`` ran a Function whose ``backward`` uses NumPy; they call
 # ``backward`` on tensors they wrapped, which have no storage either, and so
 # does a :func:`torch.func.vjp` inside another transform. (A ``vjp`` at the

@@ -560,3 +560,17 @@ def test_pytorchs_message_in_a_heading_is_glossed_in_chinese(tmp_path):
         glossed, [("Plain prose.", "普通的文字。"), (below, "**原因**：梯度没有计算图。")], SIGNED
     )
     assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []
+
+
+def test_markup_that_rest_reads_as_text_is_refused(tmp_path):
+    """A role right after ） is plain text to reST, without a complaint from
+    docutils, though every character of the markup is kept: refused, naming
+    the escaped space that makes it markup again."""
+    base = tmp_path / "zh_CN" / "LC_MESSAGES"
+    english = "(See below.) :ref:`Lesson 01 <lesson-a>` uses ``x`` (a tensor)."
+    po = write_po(base / "a.po", [(english, "（见下文。）:ref:`第 1 课 <lesson-a>`\\ 使用 ``x``\\ （一个张量）。")], SIGNED)  # fmt: skip
+    (error,) = catalogs.check(["zh_CN"], True, tmp_path, tmp_path)
+    assert error.startswith(f"{po}:{polib.pofile(str(po))[0].linenum}: reST does not see")
+    assert "escaped space" in error
+    write_po(po, [(english, "（见下文。）\\ :ref:`第 1 课 <lesson-a>`\\ 使用 ``x``\\ （一个张量）。")], SIGNED)  # fmt: skip
+    assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []

@@ -252,6 +252,20 @@ TABLE = {
     ("16_function_errors", "ScaleJvp"): (DOUBLE, apply("ScaleJvp", 2.0), UNARY),
     ("16_function_errors", "MeanJvp"): (DEMO, None, None),  # its jvp is wrong
     ("16_function_errors", "MeanJvpFixed"): (DOUBLE, apply("MeanJvpFixed"), UNARY),
+    ("16_function_errors", "ScaleReturnsList"): (DEMO, None, None),  # a list is one value
+    ("16_function_errors", "CubeNumpyBackward"): (DEMO, None, None),  # returns a NumPy array
+    # Its backward computes in NumPy: no graph for a second derivative (lesson 05).
+    ("16_function_errors", "CubeNumpyBackwardFixed"): (
+        FIRST_ONLY,
+        apply("CubeNumpyBackwardFixed"),
+        UNARY,
+    ),
+    ("16_function_errors", "CubeReturnsList"): (DEMO, None, None),
+    ("16_function_errors", "NewCube"): (DOUBLE, apply("NewCube"), UNARY),
+    ("16_function_errors", "NewCubeSavesTuple"): (DEMO, None, None),
+    ("16_function_errors", "NewCubeKeepsCtx"): (DEMO, None, None),  # forward keeps ctx
+    ("16_function_errors", "NewCubeVmap"): (DOUBLE, apply("NewCubeVmap"), UNARY),
+    ("16_function_errors", "Exp"): (DOUBLE, apply("Exp"), UNARY),
     ("17_custom_op_errors", "Cube"): (DOUBLE, apply("Cube"), UNARY),
     # A check in forward that vmap cannot run (its generated rule), and the fix.
     ("17_custom_op_errors", "CubeChecked"): (DOUBLE, apply("CubeChecked"), UNARY),

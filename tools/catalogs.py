@@ -10,6 +10,8 @@ naming file and line.
 from __future__ import annotations
 
 import argparse
+import bisect
+import collections
 import itertools
 import os
 import re
@@ -101,13 +103,9 @@ _UNKNOWN_ROLE = re.compile(
 )
 
 
-def rst_problems(texts: list[str]) -> list[list[str]]:
-    """docutils' complaints about each of *texts* as reST. One parse for a
-    whole catalog: the texts are separate blocks, so no markup leaks between
-    them. Sphinx's -W build would fail too, but naming the English page."""
-    import bisect
-
-    from docutils import nodes
+def _parse(texts: list[str]):
+    """*texts* as one reST document, and the line where each begins. One parse
+    for a whole catalog: the texts are separate blocks, so no markup leaks."""
     from docutils.core import publish_doctree
 
     chunks, starts, line = [], [], 1
@@ -117,14 +115,51 @@ def rst_problems(texts: list[str]) -> list[list[str]]:
         chunks.append(chunk + "\n\n")
         line += chunk.count("\n") + 2
     settings = {"report_level": 5, "halt_level": 5, "warning_stream": False}
+    return publish_doctree("".join(chunks), settings_overrides=settings), starts
+
+
+def _inline_markup(texts: list[str]) -> list[collections.Counter]:
+    """The inline markup docutils recognises in each of *texts*, by kind. Bold
+    and italics are left out: Chinese writes bold for italics, and a gloss."""
+    from docutils import nodes
+
+    kinds = (nodes.literal, nodes.problematic, nodes.math, nodes.reference)
+    kinds += (nodes.title_reference, nodes.substitution_reference, nodes.footnote_reference)
+    document, starts = _parse(texts)
+    found = [collections.Counter() for _ in texts]
+    for node in document.findall(lambda n: isinstance(n, kinds)):
+        block = node
+        while block.parent is not None and not block.line:
+            block = block.parent
+        where = bisect.bisect_right(starts, block.line or 1) - 1
+        found[max(where, 0)][type(node).__name__] += 1
+    return found
+
+
+def rst_problems(texts: list[str], english: list[str] | None = None) -> list[list[str]]:
+    """docutils' complaints about each of *texts* as reST and, given the
+    *english* of each, the markup docutils no longer sees in it: a role after
+    ）, say, which reST reads as text (write ）\\ :ref:). Sphinx's -W build
+    would fail too, but naming the English page."""
+    from docutils import nodes
+
+    document, starts = _parse(texts)
     found: list[list[str]] = [[] for _ in texts]
-    for msg in publish_doctree("".join(chunks), settings_overrides=settings).findall(
-        nodes.system_message
-    ):
+    for msg in document.findall(nodes.system_message):
         text = " ".join(msg.astext().split())
         if msg["level"] >= 2 and not _UNKNOWN_ROLE.search(text):
             where = bisect.bisect_right(starts, msg.get("line") or 1) - 1
             found[max(where, 0)].append(f"broken reST in msgstr: {text}")
+    if english is not None:
+        for i, (want, got) in enumerate(
+            zip(_inline_markup(english), _inline_markup(texts), strict=True)
+        ):
+            if want != got and not found[i]:
+                found[i].append(
+                    "reST does not see all the markup of the msgid here: inline markup "
+                    "must follow a space or an opening bracket, and precede a space or "
+                    "punctuation; after ） or before （, write an escaped space (\\ )"
+                )
     return found
 
 
@@ -484,7 +519,11 @@ def check(
             terms = {} if domain == GLOSSARY.stem else read_glossary()
             entries = catalog.translated_entries()
             translated[domain] = (path, entries)
-            parsed = rst_problems([e.msgstr for e in entries]) if syntax == "rst" else []
+            parsed = (
+                rst_problems([e.msgstr for e in entries], [e.msgid for e in entries])
+                if syntax == "rst"
+                else []
+            )
             for i, entry in enumerate(entries):
                 found = markup_problems(entry.msgid, entry.msgstr, syntax)
                 found += parsed[i] if parsed and not found else []

@@ -16,9 +16,10 @@ things of ``check``:
   solution: no second derivative, a wrong first derivative, a wrong forward, a
   tensor kept on ``ctx`` (alone or in a container), a ``backward`` that writes
   into the incoming gradient or detaches it, the wrong shape or dtype, and the
-  mistakes that fit the exercise. It must reject each with an
-  ``AssertionError`` whose message names the fault (the words ``WRONG``
-  lists), so that a reader learns what is wrong.
+  mistakes that fit the exercise (for lessons 01-03, also a ``backward`` that
+  leaves no graph or forgets ``return``, and a non-differentiable output). It
+  must reject each with an ``AssertionError`` whose message names the fault
+  (the words ``WRONG`` lists), so that a reader learns what is wrong.
 
 Otherwise the build fails, naming the answer that the check got wrong.
 """
@@ -112,6 +113,45 @@ def _generic(s):
 # -- the mistakes that fit each exercise, built from its solution's namespace -----------------
 
 
+def _lost(s):
+    """Lessons 01-03: a backward whose result autograd cannot differentiate, or that returns
+    nothing, and an output marked non-differentiable; each named by the check."""
+
+    def no_grad_backward(ctx, *grads):
+        with torch.no_grad():
+            return s.backward(ctx, *grads)
+
+    def numpy_backward(ctx, *grads):  # the right values, made by NumPy
+        return _each(s.backward(ctx, *grads), lambda g: torch.as_tensor(g.detach().numpy()))
+
+    def no_return(ctx, *grads):
+        s.backward(ctx, *grads)  # the gradient, computed and dropped
+
+    def mark_output(ctx, x):
+        outs = s.forward(ctx, x)
+        ctx.mark_non_differentiable(outs[0] if isinstance(outs, tuple) else outs)
+        return outs
+
+    return {
+        "a backward computed under torch.no_grad": (
+            _variant(s, backward=no_grad_backward),
+            "result has no graph, because it was computed under torch.no_grad",
+        ),
+        "a backward computed in NumPy": (
+            _variant(s, backward=numpy_backward),
+            "result has no graph, because it was computed under torch.no_grad, in NumPy",
+        ),
+        "a backward that forgets return": (
+            _variant(s, backward=no_return),
+            "did it forget return?",
+        ),
+        "the output marked non-differentiable": (
+            _variant(s, forward=mark_output),
+            "does not require grad: do not mark it non-differentiable",
+        ),
+    }
+
+
 def _log1p_square(ns):
     s = ns["Log1pSquare"]
 
@@ -124,8 +164,17 @@ def _log1p_square(ns):
         x, denominator = ctx.saved_tensors
         return grad_out * 2 * x / denominator
 
+    def save_detached(ctx, x):
+        ctx.save_for_backward(x.detach())  # a constant to autograd
+        return torch.log1p(x**2)
+
     return {
-        "1 + x**2 saved as an intermediate": (_variant(s, forward, backward), "second derivative")
+        **_lost(s),
+        "1 + x**2 saved as an intermediate": (_variant(s, forward, backward), "second derivative"),
+        "x saved detached": (
+            _variant(s, forward=save_detached),
+            "because a tensor you saved does not require grad",
+        ),
     }
 
 
@@ -150,17 +199,18 @@ def _sigmoid(ns):
         return result
 
     return {
+        **_lost(s),
         "the input saved instead of the output": (
             _variant(s, save_input, from_input),
             "save the output",
         ),
         "a second sigmoid saved instead of the output": (
             _variant(s, forward=save_a_copy),
-            "the tensor you saved is not the output you returned",
+            "does not require grad (detached, or computed in forward); the tensor you saved is not",
         ),
         "a clone of the output saved": (
             _variant(s, forward=save_a_clone),
-            "the tensor you saved is not the output you returned",
+            "does not require grad (detached, or computed in forward); the tensor you saved is not",
         ),
     }
 
@@ -192,6 +242,7 @@ def _x_exp(ns):
         return out, exp
 
     return {
+        **_lost(s),
         "exp(x) computed again in backward instead of saved": (
             _variant(s, save_input, recompute),
             "save exp(x)",
@@ -230,6 +281,10 @@ def _softplus(ns):
         (sigmoid,) = ctx.saved_tensors
         return grad_out * sigmoid
 
+    def of_detached_input(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.sigmoid(x.detach())
+
     with_sigmoid = ns["SoftplusWithSigmoid"]
 
     def mark_sigmoid(ctx, x):
@@ -237,10 +292,21 @@ def _softplus(ns):
         ctx.mark_non_differentiable(sigmoid)  # "the user never uses it"
         return out, sigmoid
 
+    def save_a_second_sigmoid(ctx, x):
+        ctx.save_for_backward(torch.sigmoid(x))  # equal to the output, but an intermediate
+        return torch.nn.functional.softplus(x), torch.sigmoid(x)
+
+    def forget(ctx, grad_out, grad_sigmoid):
+        return with_sigmoid.backward(ctx, grad_out, torch.zeros_like(grad_sigmoid))
+
+    marked = _variant(with_sigmoid, forward=mark_sigmoid)
+    forgetful = _variant(with_sigmoid, backward=forget)
+    constant = "a tensor saved in forward does not require grad"
     return {
-        "the extra output (the sigmoid) marked non-differentiable": (
-            _variant(with_sigmoid, forward=mark_sigmoid),
-            "non-differentiable",
+        "the extra output (the sigmoid) marked non-differentiable": (marked, "non-differentiable"),
+        "the extra output marked non-differentiable, through the wrapper": (
+            lambda x: marked.apply(x)[0],
+            "marked non-differentiable",
         ),
         "the sigmoid kept on ctx (the lesson's bug)": (
             _variant(s, on_ctx, lambda ctx, grad_out: grad_out * ctx.sigmoid),
@@ -248,7 +314,23 @@ def _softplus(ns):
         ),
         "the sigmoid saved without being an output": (
             _variant(s, saved_intermediate, times_saved),
-            "second derivative",
+            constant,
+        ),
+        "a second sigmoid saved, another returned": (
+            _variant(with_sigmoid, forward=save_a_second_sigmoid),
+            constant,
+        ),
+        "the gradient of the extra output dropped, the Function itself": (
+            forgetful,
+            "the extra output's gradient is missing",
+        ),
+        "the gradient of the extra output dropped, through the wrapper": (
+            lambda x: forgetful.apply(x)[0],
+            "the extra output's gradient is missing",
+        ),
+        "the sigmoid of x.detach() in backward": (
+            _variant(s, backward=of_detached_input),
+            "no path back to x",
         ),
     }
 
@@ -290,6 +372,35 @@ def _exp_numpy(ns):
 
         return _variant(s, backward=backward)
 
+    def save_detached_input(ctx, x):
+        x = x.detach()  # "NumPy needs it detached"
+        ctx.save_for_backward(x)
+        return torch.as_tensor(np.exp(x.numpy()))
+
+    def from_input(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return _ExpNumpyGradFromInput.apply(grad_out, x)
+
+    def save_a_second_tensor(ctx, x):
+        result = np.exp(x.detach().numpy())
+        ctx.save_for_backward(torch.as_tensor(result))  # equal to the output, but an intermediate
+        return torch.as_tensor(result)
+
+    def detached_result(ctx, grad_out):
+        (result,) = ctx.saved_tensors
+        return grad_function.apply(grad_out, result.detach())
+
+    def torch_forward(ctx, x):
+        result = torch.exp(x)
+        ctx.save_for_backward(result)
+        return result
+
+    def torch_product(ctx, grad_out, result):
+        ctx.save_for_backward(grad_out, result)
+        return grad_out * result
+
+    constant = "a tensor saved in forward does not require grad"
+
     return {
         "a backward in NumPy, not a second Function": (
             _variant(s, backward=numpy_backward),
@@ -314,6 +425,26 @@ def _exp_numpy(ns):
         "a second Function that saves detached tensors": (
             calling(_variant(grad_function, forward=saves_detached)),
             "third derivative",
+        ),
+        "x detached before it is saved, then a second Function of x": (
+            _variant(s, save_detached_input, from_input),
+            constant,
+        ),
+        "a second tensor over the NumPy result saved, not the output": (
+            _variant(s, forward=save_a_second_tensor),
+            constant,
+        ),
+        "the second Function called on the saved output, detached": (
+            _variant(s, backward=detached_result),
+            "called on tensors that require grad",
+        ),
+        "forward in PyTorch operations, not NumPy": (
+            _variant(s, forward=torch_forward),
+            "forward computes with PyTorch (aten.exp)",
+        ),
+        "the second Function's forward in PyTorch operations, not NumPy": (
+            calling(_variant(grad_function, forward=torch_product)),
+            "the second Function's forward) computes with PyTorch (aten.mul)",
         ),
     }
 
