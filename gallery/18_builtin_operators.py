@@ -24,10 +24,10 @@ matrix products of ``cdist`` (and so of ``pdist``), whose
 a GPU, one more lacks it: ``nn.LSTM`` and ``nn.GRU`` run with cuDNN turned
 off, the fix of :ref:`the section on GPUs <error-index-gpu>`, go through
 fused cells that have no forward-mode formula (read from PyTorch's sources,
-not run here). The entries below are not a complete list: :ref:`the last section <error-index-more>` prints
-the backward operators whose formula says ``not_implemented``, read from the
-PyTorch that built this page, and runs more operators whose backward has no
-formula at all.
+not run here). The entries below are not a complete list: :ref:`the last
+section <error-index-more>` prints the backward operators whose formula says
+``not_implemented``, read from the PyTorch that built this page, and runs
+more operators whose backward has no formula at all, with their fixes.
 
 The other messages of double backward are in the error index:
 :ref:`lesson 15 <lesson-error-index>` for computing and checking second
@@ -373,14 +373,14 @@ assert in_grid(cdist_by_differences(1.0)).eq(0).all()
 # CTC's forward recursion written with PyTorch operations, which autograd
 # differentiates to any order (slower: a Python loop over time steps). It is
 # a sketch. It returns the sum over the batch, as ``reduction="sum"`` does,
-# not the mean over target lengths of ``ctc_loss``'s default. For an
-# impossible alignment (a target too long for its input) it returns about
-# ``1e30`` and a finite gradient that means nothing, where ``ctc_loss``
-# returns ``inf`` and a gradient of ``nan`` (run below). It has no
-# ``zero_infinity``, takes no empty target, and takes the targets only
-# padded, as a 2-D tensor (not concatenated in 1-D). It is compared with
-# ``ctc_loss`` through a ``log_softmax``, as ``ctc_loss`` expects: its own
-# gradient assumes normalised log-probabilities.
+# not ``ctc_loss``'s default, which divides each loss by its target length
+# and averages over the batch. For an impossible alignment (a target too
+# long for its input) it returns about ``1e30`` and a finite gradient that
+# means nothing, where ``ctc_loss`` returns ``inf`` and a gradient of
+# ``nan`` (run below). It has no ``zero_infinity``, takes no empty target,
+# and takes the targets only padded, as a 2-D tensor (not concatenated in
+# 1-D). It is compared with ``ctc_loss`` through a ``log_softmax``, as
+# ``ctc_loss`` expects: its own gradient assumes normalised log-probabilities.
 #
 # Under a transform of :mod:`torch.func` (``grad``, ``jacrev``), pass
 # ``ctc_loss`` its ``input_lengths`` and ``target_lengths`` as tensors: with
@@ -514,6 +514,9 @@ assert "the derivative for '_pdist_backward' is not implemented" in message
 assert torch.allclose(pdist_by_products(points), torch.pdist(points))
 for p in (1.0, 2.0, 3.0):
     assert torch.allclose(pdist_by_differences(points, p), torch.pdist(points, p))
+for p in (1.5, 2.0, 2.5):  # cdist(x, x) summed counts each pair twice: 4 times this
+    by_pairs = second_derivative_to_itself(partial(pdist_by_differences, p=p))
+    assert torch.allclose(4 * by_pairs, exact[p])
 by_products = second_derivative_in_rows(pdist_by_products)
 assert by_products.isfinite().all()
 assert torch.allclose(by_products, second_derivative_in_rows(pdist_by_differences))
@@ -617,8 +620,8 @@ assert gradgradcheck(lambda t: F.embedding(matrix, t).mean(1), (table,))
 # **Cause:** :func:`torch.func.hessian` and ``jacfwd`` differentiate in
 # forward mode (``hessian`` is ``jacfwd`` of ``jacrev``), which needs a
 # forward-mode formula for each operator on the way, and the operators of
-# the entries above have none: ``cdist``, on either path (so the first fix of its
-# entry fails here), ``pdist``, the CPU flash kernel of attention,
+# the entries above have none: ``cdist``, on either path (so the first fix
+# of its entry fails here), ``pdist``, the CPU flash kernel of attention,
 # ``ctc_loss`` and ``embedding_bag`` (below; the message names the operator
 # met). An operator that has a forward-mode formula, while its backward
 # operator has no formula at all, such as ``hardsigmoid`` of :ref:`the last
