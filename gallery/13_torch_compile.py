@@ -33,7 +33,9 @@ backward stops.
 # ---------------------------------
 #
 # The critic of a WGAN-GP (:ref:`lesson 10 <lesson-second-derivatives>`) with
-# a softplus written as a Function in the ``setup_context`` style. Its
+# a softplus written as a Function in the ``setup_context`` style, which
+# :func:`torch.func.grad` needs (``vmap`` would need a vmap rule too, which
+# this page does not use). Its
 # gradient penalty differentiates the critic's gradient with respect to its
 # input.
 
@@ -310,10 +312,11 @@ assert outcomes[2] == outcomes[3] == expected
 # reaches it. If that backward does not keep the graph (neither
 # ``create_graph=True`` nor ``retain_graph=True``), as in a training step, the
 # compiled part's saved tensors that share memory with none of its inputs,
-# outputs or gradients, such as :math:`xW` of :math:`2\tanh(xW)`, become
-# "donated buffers", whose memory the backward may reuse. From then on, every
-# backward through that compiled function that keeps the graph raises, already
-# in its first pass. If the first backward keeps the graph, nothing is
+# its outputs or the gradients its backward returns, such as :math:`xW` of
+# :math:`2\tanh(xW)`, become "donated buffers", whose memory the backward may
+# reuse. From then on, every backward through that compiled graph (same
+# shapes, same inputs requiring grad) that keeps the graph raises, already in
+# its first pass. If the first backward keeps the graph, nothing is
 # donated, as in the sections above. A new function is compiled for each case
 # below, since Dynamo would reuse what it compiled for ``two_tanh``.
 #
@@ -321,7 +324,12 @@ assert outcomes[2] == outcomes[3] == expected
 # backward runs: set to ``False`` around it, as the message says,
 # :math:`2\tanh(xW)` gives :math:`h'' = 2` again, from the same compiled
 # function. Set to ``False`` only while compiling and during the ordinary
-# backward, it does not prevent the error.
+# backward, it does not prevent the error; it widens it. Compiled with the
+# flag off, AOTAutograd records no list of donated buffers, and the check at
+# the later backward takes that for a list that is not empty: even
+# :math:`\sin x`, which saves only its input and so donates nothing, then
+# raises this message, where compiled with the flag on it meets the error
+# node.
 
 
 def two_tanh_a(t):
@@ -367,6 +375,28 @@ DONATED = "This backward function was compiled with non-empty donated buffers"
 assert donated.startswith(DONATED) and off_while_compiling.startswith(DONATED)
 assert not_donated == [2.0, 2.0, 2.0]
 
+
+def sine_on(t):
+    return torch.sin(t)
+
+
+def sine_off(t):
+    return torch.sin(t)
+
+
+with torch._functorch.config.patch(donated_buffer=False):
+    sine_compiled_off = after_ordinary_backward(sine_off)
+sine_flag_on = second_or_error(after_ordinary_backward(sine_on))
+sine_flag_off = second_or_error(sine_compiled_off)
+print("sin x, compiled with donated_buffer=False:", clause(sine_flag_off))
+assert sine_flag_on == expected and sine_flag_off.startswith(DONATED)
+try:  # the first pass that keeps the graph raises already
+    torch.autograd.grad(ordinary_first(x).sum(), x, create_graph=True)
+    first_pass = ""
+except RuntimeError as error:
+    first_pass = str(error)
+assert first_pass.startswith(DONATED)
+
 # %%
 # With dynamic shapes, AOTAutograd compiles the backward together with the
 # forward, before any backward runs, when that backward needs a symbolic size,
@@ -376,7 +406,9 @@ assert not_donated == [2.0, 2.0, 2.0]
 # from the first call. The default, ``dynamic=None``, compiles the first call
 # for fixed shapes and, when a size changes (a smaller last batch, say),
 # compiles again with that size symbolic: the critic's penalty then meets
-# this error in place of the double-backward one.
+# this error in place of the double-backward one. With fixed shapes, the
+# critic meets it too after an ordinary backward through the same graph (an
+# input that requires grad, as the penalty's does), run last below.
 
 dynamic_first = second_or_error(torch.compile(two_tanh_c, backend=BACKEND, dynamic=True))
 print("2 tanh(xW), dynamic=True:", clause(dynamic_first))
@@ -393,6 +425,20 @@ for batch in (32, 16):
     print(f"the critic's penalty, dynamic=None, batch {batch}: {clause(by_batch[-1])}")
 assert by_batch[0] == expected and by_batch[1].startswith(DONATED)
 
+torch._dynamo.reset()
+fixed = torch.compile(critic, backend=BACKEND, dynamic=False)
+points = real.clone().requires_grad_()  # an input that requires grad, as x_hat does
+torch.autograd.grad(fixed(points).sum(), points)  # an ordinary backward first
+try:
+    penalty_grads(fixed)
+    after_training_step = ""
+except RuntimeError as error:
+    after_training_step = str(error)
+print(
+    "the critic's penalty, fixed shapes, after an ordinary backward:", clause(after_training_step)
+)
+assert after_training_step.startswith(DONATED)
+
 # %%
 # ``aot_eager_decomp_partition`` and ``inductor`` both do all this, as this
 # site's tests check with ``inductor`` too. ``inductor`` also keeps what it
@@ -408,10 +454,8 @@ assert by_batch[0] == expected and by_batch[1].startswith(DONATED)
 # (in Python, ``torch._functorch.config.enable_autograd_cache = False``), and
 # then ``inductor`` does what this page shows. The backends this page compiles
 # with keep nothing on disk, so nothing an earlier run left behind changes what
-# it shows: the assert below checks that no compile of this page so far looked
+# it shows: the last line of this page checks that none of its compiles looked
 # in that cache.
-
-assert cache_lookups() == lookups_before
 
 # %%
 # What works: compile what is differentiated once
@@ -562,6 +606,8 @@ for name, softplus in (
     print(f"{name:33} {outcome}")
 assert outcomes == [True, None, True]
 
+assert cache_lookups() == lookups_before  # no compile of this page used the disk cache
+
 # %%
 # Summary
 # -------
@@ -584,8 +630,11 @@ assert outcomes == [True, None, True]
 #   (``dynamic=True``, or the default once a size has changed), a compiled
 #   part with donated buffers can raise at every backward that keeps the
 #   graph, unless ``torch._functorch.config.donated_buffer`` is ``False`` when
-#   that backward runs. ``aot_eager_decomp_partition`` and ``inductor`` do on
-#   :math:`2\tanh(xW)`, and with dynamic shapes on the critic too.
+#   that backward runs; a part compiled with the flag off raises there even
+#   with nothing to donate.
+#   AOTAutograd's backends, ``aot_eager`` too, do on :math:`2\tanh(xW)` and
+#   on the critic: with fixed shapes after an ordinary backward through the
+#   same graph, with dynamic shapes even before one.
 #   ``inductor`` keeps compiled backwards in a cache on disk, so there the
 #   backward that first compiled the graph, in an earlier process too,
 #   decides, unless that cache is off (``TORCHINDUCTOR_AUTOGRAD_CACHE=0``).
