@@ -454,8 +454,8 @@ assert after_training_step.startswith(DONATED)
 # (in Python, ``torch._functorch.config.enable_autograd_cache = False``), and
 # then ``inductor`` does what this page shows. The backends this page compiles
 # with keep nothing on disk, so nothing an earlier run left behind changes what
-# it shows: the last line of this page checks that none of its compiles looked
-# in that cache.
+# it shows: the assert before the summary checks that none of its compiles
+# looked in that cache.
 
 # %%
 # What works: compile what is differentiated once
