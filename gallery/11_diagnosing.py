@@ -16,8 +16,8 @@ Function to blame in a model. This lesson does all three.
 #
 # :math:`f(x) = \log(\cosh x)` has :math:`f'(x) = \tanh x` and
 # :math:`f''(x) = 1 - \tanh^2 x`. This backward computes :math:`\tanh x` from
-# a *detached* copy of the saved input, as code written for inference might.
-# The first derivative is right.
+# the saved input *detached* (``x.detach()``, an alias cut off from the
+# graph), as code written for inference might. The first derivative is right.
 
 import re
 
@@ -618,8 +618,8 @@ assert with_w == {"TanhFunctionBackward": True, "SoftplusFunctionBackward": Fals
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
 # returns results that hang from an ``Error`` node
 # (:ref:`lesson 05 <lesson-untracked-backward>`), and that node hangs from new
-# leaves of its own, detached copies of the results. A walk that accepted any
-# leaf would pass it.
+# leaves of its own, detached aliases of the results (lesson 05). A walk that
+# accepted any leaf would pass it.
 
 from torch.autograd.function import once_differentiable
 
@@ -643,6 +643,7 @@ error_inputs = [node for node, _ in grad_x.grad_fn.next_functions]
 print(type(grad_x.grad_fn).__name__, "hangs from", [type(n).__name__ for n in error_inputs])
 assert type(grad_x.grad_fn).__name__ == "Error"
 assert all(hasattr(n, "variable") and n.variable is not x for n in error_inputs)
+assert error_inputs[0].variable.data_ptr() == grad_x.data_ptr()  # an alias of the result
 once = connected_backwards(out, x)
 print(once)
 assert once == {"TanhFunctionBackward": True, "SoftplusOnceBackward": False}
