@@ -466,9 +466,10 @@ model = nn.Sequential(
 
 # %%
 # :func:`~torch.autograd.gradgradcheck` on the whole model fails, but its
-# message names only the model's input and output, and the analytical side is
-# not zero: the tanh's own second derivative contributes to it. The first two
-# layers alone, the linear map and the softplus, give all zeros.
+# message names no layer: output 0 is the gradient for ``x`` and input 0 is
+# ``x`` itself. And the analytical side is not zero: the tanh's own second
+# derivative contributes to it. The first two layers alone, the linear map
+# and the softplus, give all zeros.
 
 x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
 assert gradcheck(model, (x,))
