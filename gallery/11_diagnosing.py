@@ -667,11 +667,11 @@ assert once_default.startswith(MISMATCH) and not any(analytical_entries(once_def
 
 # %%
 # The walk has blind spots. A Function whose backward rightly uses nothing
-# that leads to a leaf (one linear in its input, one that uses its saved
-# tensors only through comparisons or indices, such as a ReLU or a max
-# pooling, or one whose saved tensors require no grad) is flagged too, so a
-# flagged node is a suspect to confirm
-# with :func:`~torch.autograd.gradgradcheck`. Worse, a backward that cuts only
+# that leads to a leaf (one whose derivative is a constant, such as
+# ``2 * x``, one that uses its saved tensors only through comparisons or
+# indices, such as a ReLU or a max pooling, or one whose saved tensors require
+# no grad) is flagged too, so a flagged node is a suspect to confirm with
+# :func:`~torch.autograd.gradgradcheck`. Worse, a backward that cuts only
 # one of two saved tensors still reaches a leaf through the other and passes
 # the walk: a clean walk proves nothing.
 
@@ -698,7 +698,7 @@ assert half_line.startswith("Jacobian mismatch for output 0 with respect to inpu
 
 
 class TimesTwo(torch.autograd.Function):
-    """Linear: its backward rightly uses nothing saved, and the walk flags it."""
+    """Its derivative is constant: its backward rightly uses nothing saved; the walk flags it."""
 
     @staticmethod
     def forward(ctx, x):
