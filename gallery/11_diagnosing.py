@@ -774,8 +774,10 @@ assert gradients_with_graph(ScaleGradDetached, x, w_half) == [False, True]
 # (:ref:`lesson 06 <lesson-extending-rules>`), so the tensors that ``forward``
 # kept as its attributes can be read from it, and so can its
 # ``saved_tensors``. A saved input comes back as the input itself (a frozen
-# weight, a buffer or a target included), and is no clue. A saved output
-# comes back with the node itself as its ``grad_fn``. Any other saved tensor
+# weight, a buffer or a target included), and is no clue, unless saved-tensor
+# hooks such as ``torch.autograd.graph.save_on_cpu`` are active: they give it
+# back as a new tensor without a ``grad_fn``, so run this check without them.
+# A saved output comes back with the node itself as its ``grad_fn``. Any other saved tensor
 # was computed in ``forward``, where autograd records nothing, so it has no
 # ``grad_fn``, even a view of an input, which still requires grad: a mask or
 # indices, which are safe (:ref:`lesson 04 <safe-intermediates>`), or an
