@@ -925,9 +925,10 @@ make_dot((grad_x, x, out), params=labels)
 #
 # * In a :func:`~torch.autograd.gradgradcheck` message, "output" counts the
 #   gradients that have a graph, among those for inputs that require grad,
-#   and "input" those inputs, then the output gradients. An all-zero
-#   analytical side means a cut (away from kinks): ``.detach()``, ``ctx`` attributes, an
-#   intermediate passed to ``save_for_backward``, ``torch.no_grad()``,
+#   and "input" those inputs, then the output gradients that require grad.
+#   An all-zero analytical side means a cut (away from kinks): ``.detach()``,
+#   ``ctx`` attributes, an intermediate passed to ``save_for_backward``,
+#   ``torch.no_grad()``,
 #   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`.
 # * Test in ``float64``. In ``float32``, try a larger ``eps`` first, and
 #   loosen ``atol`` or ``rtol`` only as far as a deliberately wrong
