@@ -845,6 +845,11 @@ scale_frozen = ScaleFunction.apply(x, w_frozen)
 assert clues(scale_frozen, (x, w_frozen)) == ([], 0)
 assert sum(not t.requires_grad for t in scale_frozen.grad_fn.saved_tensors) == 1
 assert gradgradcheck(ScaleFunction.apply, (x, w_frozen))
+# Under saved-tensor hooks, the two healthy saved inputs count as clues.
+with torch.autograd.graph.save_on_cpu():
+    scale_hooked = ScaleFunction.apply(x, w_half)
+assert clues(scale_hooked, (x, w_half)) == ([], 2)
+assert clues(ScaleFunction.apply(x, w_half), (x, w_half)) == ([], 0)
 try:
     gradgradcheck(SoftplusSavesSigmoid.apply, (x,))
     saved_message = ""
