@@ -112,24 +112,13 @@ print("path to x:", torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0])
 assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 
 # %%
-# Other failures read differently. "Numerical gradient for function expected
-# to be zero" means that no gradient for an input that requires grad has a
-# graph: code outside PyTorch (:ref:`lesson 05 <lesson-untracked-backward>`),
-# a backward run wholly under ``torch.no_grad()``, results all detached, or
-# any of the cuts above (``@once_differentiable`` included) when the output
-# gradients you pass as ``grad_outputs`` do not require grad: pass them with
-# ``requires_grad=True``. A "Jacobian mismatch" whose analytical side is
-# *not* zero means that the finite differences are inaccurate (inputs not in
-# ``float64``, see the options below, or one within ``eps`` of a kink), that
-# ``backward`` is tracked but part of it is cut off or wrong, or that other
-# Functions checked with it add second derivatives of their own (the model
-# below). A built-in operator in
-# ``backward`` whose own backward has no derivative raises PyTorch's error
-# instead (:ref:`lesson 18 <error-index-builtins>`).
-#
-# Three of these, shown: the detach of ``LogCoshDetached`` with a :math:`v`
-# that does not require grad; PyTorch's own ``torch.abs`` at its kink, with an
-# all-zero analytical side; and its ``torch.tanh`` in ``float32``, with a
+# Other failures read differently. The error index lists the causes of each
+# message and their fixes: :ref:`"Jacobian mismatch" <error-index-mismatch>`
+# and :ref:`"Numerical gradient for function expected to be zero"
+# <error-index-expected-zero>`. Three of them, shown here: the detach of
+# ``LogCoshDetached`` with a :math:`v` that does not require grad, which
+# reads "expected to be zero"; PyTorch's own ``torch.abs`` at its kink, with
+# an all-zero analytical side; and its ``torch.tanh`` in ``float32``, with a
 # non-zero one. Both pass away from the kink and in ``float64``.
 
 
@@ -777,17 +766,19 @@ assert gradients_with_graph(ScaleGradDetached, x, w_half) == [False, True]
 # weight, a buffer or a target included), and is no clue, unless saved-tensor
 # hooks such as ``torch.autograd.graph.save_on_cpu`` are active: they give it
 # back as a new tensor without a ``grad_fn``, so run this check without them.
-# A saved output comes back with the node itself as its ``grad_fn``. Any other saved tensor
-# was computed in ``forward``, where autograd records nothing, so it has no
-# ``grad_fn``, even a view of an input, which still requires grad: a mask or
-# indices, which are safe (:ref:`lesson 04 <safe-intermediates>`), or an
-# intermediate or a view, which cuts the second derivative like an
-# attribute. So the clue is a saved tensor that is not one of the inputs and
-# has no ``grad_fn``. In the model only the softplus keeps a tensor
-# attribute. ``SoftplusSavesSigmoid`` saves its sigmoid with
+# A saved output comes back with the node itself as its ``grad_fn``. Any
+# other saved tensor was computed in ``forward``, where autograd records
+# nothing, so it has no ``grad_fn``, even a view of an input, which still
+# requires grad: a mask or indices, which are safe (:ref:`lesson 04
+# <safe-intermediates>`), or an intermediate or a view, which cuts the second
+# derivative like an attribute. So the clue is a saved tensor that is not one
+# of the inputs and has no ``grad_fn``. In the model only the softplus keeps a
+# tensor attribute. ``SoftplusSavesSigmoid`` saves its sigmoid with
 # ``save_for_backward`` instead, and ``SquareSavesView`` a reshaped view of
 # its input: no attribute, an untracked saved tensor, and a wrong second
-# derivative.
+# derivative. With output gradients that do not require grad, the sigmoid,
+# which requires no grad either, makes the check say "expected to be zero",
+# but the view, which does, still gives a "Jacobian mismatch".
 
 
 class SoftplusSavesSigmoid(torch.autograd.Function):
@@ -864,6 +855,13 @@ try:
 except GradcheckError as error:
     view_message = str(error)
 assert view_message.startswith(MISMATCH)
+ones = torch.ones_like(x)  # output gradients that do not require grad
+sigmoid_no_grad_v = gradgradcheck_message(SoftplusSavesSigmoid.apply, (x,), grad_outputs=(ones,))
+view_no_grad_v = gradgradcheck_message(SquareSavesView.apply, (x,), grad_outputs=(ones,))
+print("grad_outputs not requiring grad, sigmoid:", sigmoid_no_grad_v)
+print("grad_outputs not requiring grad, view:", view_no_grad_v.splitlines()[0].rstrip(","))
+assert sigmoid_no_grad_v == EXPECTED_ZERO and view_no_grad_v.startswith(MISMATCH)
+assert not any(analytical_entries(view_no_grad_v))
 
 # %%
 # Seeing the cut
