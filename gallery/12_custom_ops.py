@@ -272,7 +272,14 @@ assert torch.allclose(y.grad, 2 * y) and not torch.allclose(y.grad, 2 * y - torc
 # As in :ref:`pattern 4 <lesson-untracked-backward>`, the operator used by
 # the backward gets its own gradient,
 # :math:`\cos'(x) = -\sin(x)`. Written with ``numpy_sin``, which has a
-# gradient, every higher derivative is covered, for ``SinFunction`` too.
+# gradient, every higher derivative through :mod:`torch.autograd` is covered,
+# for ``SinFunction`` too. Not through :mod:`torch.func`: its ``grad`` refuses
+# ``SinFunction`` even at first order, and ``grad`` of ``grad`` too, while
+# ``vjp`` accepts it at first order. ``grad`` records the ``backward`` it
+# runs, so that it can be nested, and so reaches the custom operator in
+# ``SinFunction``'s ``backward`` with a tensor it tracks. The message asks for
+# a ``setup_context``, which ``SinFunction`` has: it is about the Function
+# that ``custom_op`` makes for ``numpy_cos`` (see below).
 
 
 def cos_backward(ctx, grad_out):
@@ -289,6 +296,28 @@ assert gradgradcheck(numpy_sin_untracked, (x,)) and gradgradcheck(SinFunction.ap
 print("second and third derivatives right:", end=" ")
 print(torch.allclose(second, -torch.sin(x)) and torch.allclose(third, -torch.cos(x)))
 assert torch.allclose(second, -torch.sin(x)) and torch.allclose(third, -torch.cos(x))
+
+
+def sin_sum(u):
+    return SinFunction.apply(u).sum()
+
+
+def refusal(transform, point):
+    """The first sentence of the RuntimeError that transform(point) raises, if any."""
+    try:
+        transform(point)
+    except RuntimeError as error:
+        return str(error).split(". ")[0]
+    return ""
+
+
+by_grad = refusal(torch.func.grad(sin_sum), x.detach())
+by_grad_of_grad = refusal(torch.func.grad(torch.func.grad(sin_sum)), x.detach()[0, 0])
+_, vjp_fn = torch.func.vjp(SinFunction.apply, x.detach())
+print("torch.func.grad of SinFunction: RuntimeError:", by_grad)
+for refused in (by_grad, by_grad_of_grad):
+    assert refused.endswith("it must override the setup_context staticmethod")
+assert torch.allclose(vjp_fn(torch.ones_like(x))[0], torch.cos(x))
 
 # %%
 # Testing an operator: opcheck
@@ -359,8 +388,9 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #        :ref:`lesson 13 <lesson-torch-compile>`
 #      - one opaque operator (needs :func:`~torch.library.register_fake`)
 #    * - :mod:`torch.func`
-#      - yes, with ``setup_context``; ``vmap``, ``jacfwd`` and ``hessian`` also
-#        need a vmap rule, forward mode a ``jvp``
+#      - yes, with ``setup_context`` and a ``backward`` that calls no custom
+#        operator; ``vmap``, ``jacfwd`` and ``hessian`` also need a vmap rule,
+#        forward mode a ``jvp``
 #        (:ref:`lesson 09 <lesson-torch-func>`)
 #      - ``grad``, ``vjp``, ``jacrev`` and ``hessian`` refuse it; ``jvp`` and
 #        ``jacfwd`` silently give a zero tangent; ``vmap`` runs it, through a
