@@ -51,7 +51,7 @@ assert gradcheck(LogCoshDetached.apply, (x,))
 # :math:`v \, f'(x)`, as a function of :math:`x` and of an output gradient
 # :math:`v` (:ref:`the model of lesson 01 <backward-as-a-function>`). We pass
 # our own :math:`v` as ``grad_outputs``. It must require grad, as the random
-# default does: otherwise a cut reads differently (see below).
+# default does: otherwise this cut reads differently (see below).
 
 MISMATCH = "Jacobian mismatch for output 0 with respect to input 0"
 
