@@ -18,13 +18,15 @@ This lesson shows why, and gives the model that later lessons use.
 #
 # * **Forward is not recorded.** ``forward`` runs with grad mode off. When it
 #   returns, if grad mode is on and an input requires grad, the Function's
-#   ``backward`` becomes the ``grad_fn`` of the output; nothing that happened
-#   inside ``forward`` is in the graph.
-# * **Backward is recorded only when the caller asks.** ``backward`` runs
-#   with grad mode on only under ``create_graph=True``, when
-#   :func:`torch.autograd.grad` or ``.backward()`` calls it. Then the operations
-#   it runs on tensors that require grad are recorded like any other code,
-#   and a second backward pass walks through them.
+#   ``backward`` becomes the ``grad_fn`` of each floating-point output (one
+#   node for all of them; an output marked non-differentiable, as in
+#   :ref:`lesson 06 <lesson-extending-rules>`, gets none).
+# * **Backward is recorded only when the caller asks.**
+#   :func:`torch.autograd.grad` and ``.backward()`` ask under
+#   ``create_graph=True``, ``torch.func.grad`` always (:ref:`lesson 09
+#   <lesson-torch-func>`). Only then does ``backward`` run with grad mode on,
+#   so that what it computes from tensors that require grad is recorded like
+#   any other code.
 #
 # Take :math:`f(x) = x^2`, with :math:`f'(x) = 2x`. Backward needs only the
 # input.
@@ -85,6 +87,52 @@ with torch.no_grad():
 assert Square.apply(x.detach()).grad_fn is None and no_grad.grad_fn is None
 assert type(probed.grad_fn).__name__ == "SquareProbeBackward"
 
+# sphinx_gallery_start_ignore
+# Hidden on the page: the scope of both facts. One node for all floating-point
+# outputs, none for an integer output or one marked non-differentiable; and
+# torch.func.grad runs backward with grad mode on, with no create_graph (it
+# needs the setup_context form of lesson 06).
+
+
+class FourOutputs(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        half = x / 2
+        ctx.mark_non_differentiable(half)
+        return 2 * x, 3 * x, half, x.argmax()
+
+    @staticmethod
+    def backward(ctx, grad_twice, grad_thrice, grad_half, grad_index):
+        return 2 * grad_twice + 3 * grad_thrice
+
+
+twice, thrice, half, index = FourOutputs.apply(x)
+assert twice.grad_fn is not None and twice.grad_fn is thrice.grad_fn
+assert half.grad_fn is None and index.grad_fn is None
+
+
+class FuncSquare(torch.autograd.Function):
+    grad_mode = []  # torch.is_grad_enabled() in each backward
+
+    @staticmethod
+    def forward(x):
+        return x**2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        FuncSquare.grad_mode.append(torch.is_grad_enabled())
+        (x,) = ctx.saved_tensors
+        return grad_out * 2 * x
+
+
+torch.func.grad(lambda t: FuncSquare.apply(t).sum())(x.detach())
+assert FuncSquare.grad_mode == [True]
+# sphinx_gallery_end_ignore
+
 # %%
 # .. _backward-as-a-function:
 #
@@ -93,10 +141,10 @@ assert type(probed.grad_fn).__name__ == "SquareProbeBackward"
 #
 # ``backward`` computes :math:`b(g, x) = 2xg` from the incoming gradient
 # :math:`g` and the saved input :math:`x`: the vector-Jacobian product of
-# :math:`f`. Under ``create_graph=True`` the gradient it returns is made of
-# recorded operations on both (on those that require grad), so a second
-# backward pass differentiates :math:`b` with respect to :math:`x` and to
-# :math:`g`. That is double backward. It is right only when both hold:
+# :math:`f`. When ``backward`` is recorded, the gradient it returns is linked
+# to both (to those that require grad), so a second backward pass
+# differentiates :math:`b` with respect to :math:`x` and to :math:`g`: that
+# is double backward. It is right only when both hold:
 #
 # * autograd can follow every step of ``backward`` whose derivative is not
 #   zero (the next lessons show what hides a step, and which may be hidden), and
@@ -104,10 +152,8 @@ assert type(probed.grad_fn).__name__ == "SquareProbeBackward"
 #   Function, as a function of both :math:`x` and :math:`g`, not only at the
 #   values of the first pass.
 #
-# The first alone is not enough: :ref:`lesson 03 <lesson-saving-intermediates>`
-# shows a ``backward`` that autograd follows all the way and whose second
-# derivative is wrong. Here both hold, and the two derivatives of
-# :math:`b(g, x) = 2xg` are :math:`2g` and :math:`2x`:
+# Here both hold, and the two derivatives of :math:`b(g, x) = 2xg` are
+# :math:`2g` and :math:`2x`:
 
 g = torch.tensor([1.0, 2.0, -1.0], dtype=torch.float64, requires_grad=True)
 out = Square.apply(x)
@@ -121,10 +167,10 @@ assert torch.equal(db_dx, 2 * g) and torch.equal(db_dg, 2 * x)
 
 # %%
 # With :math:`g` fixed to ones (the ``.sum()`` of the output), differentiating
-# the gradient again gives :math:`f''(x) = 2`. It works because the tensor
+# the gradient again gives :math:`f''(x) = 2`. It works because what
 # ``backward`` reads from ``ctx.saved_tensors`` keeps ``x``'s place in the
-# graph (here it is ``x`` itself), so the recorded product
-# ``grad_out * 2 * x`` is linked to ``x``. An input made by recorded
+# graph (here it is ``x`` itself), so the recorded ``grad_out * 2 * x`` is
+# linked to ``x``. An input made by recorded
 # operations, with a ``grad_fn`` of its own (not a *leaf*), works too.
 
 (grad_x,) = torch.autograd.grad(out.sum(), x, create_graph=True)
@@ -195,56 +241,46 @@ assert failed and warned
 # ------------------
 #
 # ``torchviz.make_dot`` draws the graph behind the tensors you pass it, and
-# ``params`` names them. Every graph on this site uses one legend:
+# ``params`` names them; this site redraws it with one legend. Grey boxes are
+# backward nodes (``AccumulateGrad`` stands for a leaf that requires grad).
+# Rounded boxes are tensors: **blue**, a leaf that requires grad; **green**,
+# another tensor passed to ``make_dot``; **orange**, another tensor that a
+# custom Function saved. A dashed line joins a Function's node to each tensor
+# it saved. Arrows run from inputs to results. Run locally, ``make_dot`` draws
+# square boxes and solid lines, colours a saved leaf orange, and leaves a
+# saved output or intermediate unnamed.
 #
-# * grey boxes are backward nodes. ``AccumulateGrad`` stands for a leaf that
-#   requires grad: ``.backward()`` adds the gradient that reaches it into the
-#   leaf's ``.grad``;
-# * rounded boxes are tensors: **blue** for a leaf that requires grad,
-#   **green** for any other tensor you passed to ``make_dot``, **orange** for
-#   any other tensor that a custom Function saved;
-# * arrows point the way values were computed, from inputs to results. A
-#   backward pass walks them the other way;
-# * a dashed line joins a custom Function's node to a tensor it saved.
-#
-# Run locally, ``make_dot`` draws square boxes and solid lines, colours a
-# leaf that a Function saved orange rather than blue, and leaves a saved
-# output or intermediate unnamed.
-#
-# Below, a path runs from ``x`` through ``MulBackward0`` to ``grad_x``: the
-# derivative :math:`2x` written as a graph, which the second derivative above
-# walked.
-
-import re
+# Below, the path from ``x`` through ``MulBackward0`` to ``grad_x`` is the
+# derivative :math:`2x`.
 
 from torchviz import make_dot
 
 graph = make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
-assert "shape=box" in graph.source and "dashed" not in graph.source  # torchviz's style
-# torchviz declares x twice, as a leaf, then as saved; Graphviz keeps the last
+# sphinx_gallery_start_ignore
+# Hidden on the page: what make_dot itself draws, as the text says. It declares
+# x twice, as a leaf, then as saved, and Graphviz keeps the last colour.
+import re
+
+assert "shape=box" in graph.source and "dashed" not in graph.source
 fills = re.findall(rf"\t{id(x)} \[label=\"x\n[^]]*fillcolor=(\w+)\]", graph.source)
 assert fills == ["lightblue", "orange"]
-assert x.grad is None  # torch.autograd.grad, used above, never fills .grad
-for _ in range(2):
-    x.sum().backward()  # .backward() does: its AccumulateGrad adds the ones
-assert torch.equal(x.grad, torch.full_like(x, 2.0))  # added, not overwritten
+# sphinx_gallery_end_ignore
 graph
 
 # %%
 # Summary
 # -------
 #
-# * Forward runs with grad mode off and is not recorded; backward is
-#   recorded under ``create_graph=True``.
-# * ``backward`` is a function :math:`b(g, x)`, and double backward
-#   differentiates it with respect to both.
+# * Forward is not recorded. Backward is, when the caller asks for a graph
+#   (``create_graph=True``): double backward differentiates :math:`b(g, x)`
+#   with respect to both.
 # * A saved input keeps its link to the graph, so a ``backward`` built from
 #   differentiable PyTorch operations on it needs no extra work.
 # * Check with :func:`~torch.autograd.gradcheck` and
 #   :func:`~torch.autograd.gradgradcheck`, in ``float64``.
 #
-# Next, :ref:`pattern 2 <lesson-saving-outputs>` applies the same reasoning
-# when ``backward`` needs the result of ``forward``.
+# Next, :ref:`pattern 2 <lesson-saving-outputs>`: when ``backward`` needs
+# the result of ``forward``.
 
 
 # %%
@@ -257,10 +293,9 @@ graph
 # tensor gets autograd's in-place check and saved-tensor hooks, as
 # :ref:`lesson 06 <lesson-extending-rules>` shows). Then run
 # ``check_log1p_square(Log1pSquare)`` (a function that calls your Function
-# works too). It tries a scalar, a vector and a non-contiguous matrix, to
-# first and second order. It returns quietly when your Function is right, and
-# otherwise raises an ``AssertionError`` that says what is wrong. A solution
-# follows at the end, apart from the exercise.
+# works too). It returns quietly when your Function is right, and otherwise
+# raises an ``AssertionError`` that says what is wrong. A solution follows at
+# the end.
 
 
 def holds_tensor(value):
@@ -280,6 +315,28 @@ def changes_grad_out(call, x):
     before = [grad.clone() for grad in grads]
     torch.autograd.grad(outs, x, grads)
     return not all(map(torch.equal, grads, before))
+
+
+def graph_fault(call, x, where):
+    """Why backward's result for ``x`` cannot be differentiated again (empty if it can)."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    ones = [torch.ones_like(out) for out in outs]
+    try:
+        (grad,) = torch.autograd.grad(outs, x, ones, create_graph=True, allow_unused=True)
+    except Exception:  # gradcheck reports it
+        return ""
+    if grad is None:
+        return f"backward returns None for x {where}: did it forget return?"
+    if grad.grad_fn is not None:
+        return ""
+    saved = outs[0].grad_fn.saved_tensors
+    if any(t.is_floating_point() and not t.requires_grad for t in saved):
+        why = "a tensor you saved does not require grad (detached, or computed in forward)"
+    else:
+        why = "it was computed under torch.no_grad, in NumPy, from detached tensors, or in"
+        why += " a backward marked once_differentiable (lesson 05)"
+    return f"the second derivative is lost {where}: backward's result has no graph, because {why}"
 
 
 def check_log1p_square(function):
@@ -302,12 +359,18 @@ def check_log1p_square(function):
             raise AssertionError(f"forward returns {got} {where}")
         if not torch.allclose(out, torch.log1p(x**2)):
             raise AssertionError(f"forward is not log(1 + x**2) {where}")
+        if not out.requires_grad:
+            message = "the output does not require grad: do not mark it non-differentiable"
+            raise AssertionError(f"{message}, and call the Function through .apply")
         if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
             raise AssertionError("the output does not come from a custom Function")
         kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
             message = f"ctx.{kept[0]} holds a tensor"
             raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+        fault = graph_fault(call, x, where)
+        if fault:
+            raise AssertionError(fault)
         for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
             if test is gradgradcheck and changes_grad_out(call, x):
                 raise AssertionError("backward changes grad_out in place: compute a new tensor")

@@ -68,10 +68,11 @@ assert saved.data_ptr() == out.data_ptr()
 # it (``retain_graph`` defaults to ``create_graph``), or when nothing refers to
 # the graph any more. A gradient taken with ``create_graph=True`` refers to
 # ``MyExpBackward``, so the output lives as long as that gradient. And the
-# caller must not change the output in place: autograd raises when
-# ``backward`` reads it. Saving ``x`` instead, and computing again from it,
-# trades this memory for compute when the caller keeps ``x`` anyway, as
-# :ref:`lesson 03 <lesson-saving-intermediates>` shows.
+# caller must not change the output in place. Autograd's check makes
+# ``backward`` raise after an in-place PyTorch operation on it (unless
+# saved-tensor hooks were in use when it was saved); a change that the check
+# misses, such as one made through ``.data``, can silently give a wrong
+# gradient (:ref:`lesson 06 <lesson-extending-rules>`).
 
 import weakref
 
@@ -108,6 +109,21 @@ except RuntimeError as err:
 print("after an in-place change:", error.split(":")[0])
 assert "modified by an inplace operation" in error
 
+escaped = MyExp.apply(x)
+escaped.data.mul_(2)  # the same change, hidden from the check
+(wrong,) = torch.autograd.grad(escaped.sum(), x)
+print("after a change through .data:", wrong)
+assert torch.allclose(wrong, 2 * torch.exp(x))
+
+# sphinx_gallery_start_ignore
+# Hidden on the page: the exception in parentheses. Saved under (here identity)
+# saved-tensor hooks, the output is not checked: no error.
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+    hooked = MyExp.apply(x)
+hooked.mul_(2)
+torch.autograd.grad(hooked.sum(), x)
+# sphinx_gallery_end_ignore
+
 # %%
 # Checks and graph
 # ----------------
@@ -120,10 +136,8 @@ assert gradcheck(MyExp.apply, inputs) and gradgradcheck(MyExp.apply, inputs)
 print("gradcheck and gradgradcheck pass")
 
 # %%
-# From ``x``, a path runs to ``MyExpBackward``, which leads both to ``out``
-# and, through ``MulBackward0``, to ``grad_x``. The orange box, named
-# ``result`` on this site only, is the saved output: each read gives a new
-# tensor object, so a box of its own.
+# The orange box, named ``result`` on this site only, is the saved output:
+# each read gives a new tensor object, so a box of its own.
 
 from torchviz import make_dot
 
@@ -139,10 +153,12 @@ graph
 # Summary
 # -------
 #
-# * Save the output when the derivative is easiest to write with it. It keeps
-#   its ``grad_fn``, so double backward works as for an input.
-# * Saving the output reuses forward's work without a copy. It keeps the
-#   output alive until the graph is freed, and forbids changing it in place.
+# * Save the output when the derivative is easiest to write with it: it costs
+#   no copy, and keeps its ``grad_fn``, so double backward works as for an
+#   input.
+# * The graph keeps it alive until freed. Changing it in place makes
+#   ``backward`` raise or, when autograd's check misses the change, can
+#   silently give a wrong gradient.
 #
 # Next, :ref:`pattern 3 <lesson-saving-intermediates>`: values that are
 # neither inputs nor outputs.
@@ -156,14 +172,10 @@ graph
 # :math:`\sigma(x)(1 - \sigma(x))` is easiest written with the output. The form
 # is part of the exercise: save the output with ``ctx.save_for_backward`` (the
 # very tensor ``forward`` returns: a copy is an intermediate, as in
-# :ref:`lesson 03 <lesson-saving-intermediates>`) and keep no tensor on
-# ``ctx`` (only a saved tensor gets autograd's in-place check and saved-tensor
-# hooks, as :ref:`lesson 06 <lesson-extending-rules>` shows).
-# Then run ``check_sigmoid(Sigmoid)`` (a function that calls your Function
-# works too). It tries a scalar, a vector and a non-contiguous matrix, to first
-# and second order. It returns quietly when your Function is right and saves
-# its output, and otherwise raises an ``AssertionError`` that says what is
-# wrong. A solution follows at the end, apart from the exercise.
+# :ref:`lesson 03 <lesson-saving-intermediates>`), and keep no tensor on
+# ``ctx``, as in lesson 01's exercise. Then run ``check_sigmoid(Sigmoid)``.
+# It also rejects a right Function that does not save its output. A solution
+# follows at the end.
 
 
 def holds_tensor(value):
@@ -183,6 +195,28 @@ def changes_grad_out(call, x):
     before = [grad.clone() for grad in grads]
     torch.autograd.grad(outs, x, grads)
     return not all(map(torch.equal, grads, before))
+
+
+def graph_fault(call, x, where):
+    """Why backward's result for ``x`` cannot be differentiated again (empty if it can)."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    ones = [torch.ones_like(out) for out in outs]
+    try:
+        (grad,) = torch.autograd.grad(outs, x, ones, create_graph=True, allow_unused=True)
+    except Exception:  # gradcheck reports it
+        return ""
+    if grad is None:
+        return f"backward returns None for x {where}: did it forget return?"
+    if grad.grad_fn is not None:
+        return ""
+    saved = outs[0].grad_fn.saved_tensors
+    if any(t.is_floating_point() and not t.requires_grad for t in saved):
+        why = "a tensor you saved does not require grad (detached, or computed in forward)"
+    else:
+        why = "it was computed under torch.no_grad, in NumPy, from detached tensors, or in"
+        why += " a backward marked once_differentiable (lesson 05)"
+    return f"the second derivative is lost {where}: backward's result has no graph, because {why}"
 
 
 def check_sigmoid(function):
@@ -206,12 +240,20 @@ def check_sigmoid(function):
             raise AssertionError(f"forward returns {got} {where}")
         if not torch.allclose(out, torch.sigmoid(x)):
             raise AssertionError(f"forward is not the sigmoid {where}")
+        if not out.requires_grad:
+            message = "the output does not require grad: do not mark it non-differentiable"
+            raise AssertionError(f"{message}, and call the Function through .apply")
         if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
             raise AssertionError("the output does not come from a custom Function")
         kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
             message = f"ctx.{kept[0]} holds a tensor"
             raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+        saves_output = any(t.grad_fn is out.grad_fn for t in out.grad_fn.saved_tensors)
+        not_output = "" if saves_output else "; the tensor you saved is not the output you returned"
+        fault = graph_fault(call, x, where)
+        if fault:
+            raise AssertionError(fault + not_output)
         for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
             if test is gradgradcheck and changes_grad_out(call, x):
                 raise AssertionError("backward changes grad_out in place: compute a new tensor")
@@ -221,12 +263,11 @@ def check_sigmoid(function):
                 reason = str(err).splitlines()[0].rstrip(",")
                 if "with respect to input" in reason and order == "second":
                     reason += " (input 0 is x, the others are the incoming gradients)"
-                saved = out.grad_fn.saved_tensors
-                if order == "second" and not any(t.grad_fn is out.grad_fn for t in saved):
-                    reason += "; the tensor you saved is not the output you returned"
+                if order == "second":
+                    reason += not_output
                 message = f"the {order} derivative fails {test.__name__} {where}: {reason}"
                 raise AssertionError(message) from None
-        if not any(t.grad_fn is out.grad_fn for t in out.grad_fn.saved_tensors):
+        if not saves_output:
             raise AssertionError("right, but this exercise asks you to save the output")
 
 

@@ -6,11 +6,12 @@ Pattern 3: saving intermediate results
 
 Sometimes ``backward`` needs values that ``forward`` computed on the way,
 neither inputs nor outputs. Autograd did not record how ``forward`` computed
-them, so it cannot differentiate through them. That is harmless only for
-values whose derivative is zero, such as a mask: :ref:`lesson 04
-<safe-intermediates>` says which. This lesson shows the two correct ways to
-reuse the others: return them as extra outputs, or compute them again in
-``backward``.
+them, so the derivative of ``backward`` with respect to the input misses
+every path through them (with respect to the incoming gradient, it stays
+right). That is harmless only for values whose derivative is zero, such as a
+mask: :ref:`lesson 04 <safe-intermediates>` says which. This lesson shows the
+two correct ways to reuse the others: return them as extra outputs, or
+compute them again in ``backward``.
 """
 
 # %%
@@ -23,10 +24,10 @@ reuse the others: return them as extra outputs, or compute them again in
 #    \sinh'(x) = \cosh(x) = \frac{e^{x} + e^{-x}}{2}
 #
 # Backward needs the same two exponentials as forward. Forward returns them as
-# extra outputs and saves those: outputs have a ``grad_fn``, as the previous
-# lesson showed. Backward then receives one gradient per output, and must add
-# the contribution of each, using :math:`(e^{x})' = e^{x}` and
-# :math:`(e^{-x})' = -e^{-x}`:
+# extra outputs and saves those: outputs have a ``grad_fn``
+# (:ref:`lesson 02 <lesson-saving-outputs>`). Backward then receives one
+# gradient per output, and must add the contribution of each, using
+# :math:`(e^{x})' = e^{x}` and :math:`(e^{-x})' = -e^{-x}`:
 #
 # .. math::
 #
@@ -35,7 +36,9 @@ reuse the others: return them as extra outputs, or compute them again in
 # where :math:`\bar{s}`, :math:`\bar{e}_{+}` and :math:`\bar{e}_{-}` are the
 # incoming gradients. An output that nothing used gets zeros (by default;
 # :ref:`lesson 06 <lesson-extending-rules>` shows how to get ``None``
-# instead), so the sum needs no special case.
+# instead), so the sum needs no special case. (The formula shows the pattern,
+# but loses precision near 0 and, in ``float32``, overflows sooner than
+# ``torch.sinh``.)
 
 import torch
 
@@ -73,15 +76,46 @@ print("second derivative:", grad_grad_x)
 assert torch.allclose(grad_x, torch.cosh(x))
 assert torch.allclose(grad_grad_x, torch.sinh(x))
 
+# sphinx_gallery_start_ignore
+# Hidden on the page: the claims of the introduction and of the formula.
+# Intermediates that are not outputs: db/dx misses the path through them (here
+# the only one), db/dg = cosh stays right.
+
+
+class SinhSavedIntermediates(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        exp_pos, exp_neg = torch.exp(x), torch.exp(-x)
+        ctx.save_for_backward(exp_pos, exp_neg)
+        return (exp_pos - exp_neg) / 2
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        exp_pos, exp_neg = ctx.saved_tensors
+        return grad_out * (exp_pos + exp_neg) / 2
+
+
+g = torch.ones_like(x, requires_grad=True)
+(b,) = torch.autograd.grad(SinhSavedIntermediates.apply(x), x, g, create_graph=True)
+db_dx, db_dg = torch.autograd.grad(b.sum(), (x, g), allow_unused=True)
+assert db_dx is None and torch.allclose(db_dg, torch.cosh(x))
+# The formula in float32: 0 for sinh(1e-8), inf for sinh(89), where torch.sinh
+# is finite and non-zero.
+x32 = torch.tensor([1e-8, 89.0])
+assert my_sinh(x32)[0] == 0 and my_sinh(x32)[1].isinf()
+assert torch.sinh(x32).isfinite().all() and (torch.sinh(x32) != 0).all()
+# sphinx_gallery_end_ignore
+
 # %%
 # Why the extra gradients matter
 # ------------------------------
 #
-# A hook registered with ``register_prehook`` on ``MySinhBackward`` sees the
-# gradients that arrive, before autograd replaces each ``None`` (an unused
-# output) with zeros.
+# A prehook on ``MySinhBackward`` (``register_prehook``) sees the gradients
+# that arrive, before autograd replaces each ``None`` (an unused output) with
+# zeros.
 
-watched, _, _ = MySinh.apply(x)
+watched, watched_pos, watched_neg = MySinh.apply(x)
+assert watched.grad_fn is watched_pos.grad_fn is watched_neg.grad_fn  # one node
 arrivals = []
 watched.grad_fn.register_prehook(lambda grads: arrivals.append(grads))
 (first,) = torch.autograd.grad(watched.sum(), x, create_graph=True)
@@ -96,14 +130,14 @@ assert all(torch.allclose(g, torch.full_like(x, 0.5)) for g in second_pass[1:])
 
 # %%
 # The first pass differentiates ``out``, so only ``grad_out`` arrives. The
-# second pass differentiates ``grad_x``, which backward computed from the two
-# saved exponentials, so all of its gradient arrives through them. A backward
-# that drops those two terms keeps the right first derivative, and here
-# returns a second derivative of zero. Autograd follows every step of it, and
-# through the wrapper it passes ``gradcheck``; ``gradgradcheck`` fails. It is
-# right at the values of the first pass, where the extra gradients are zero,
-# but not as a function of them: the second condition of
-# :ref:`lesson 01 <backward-as-a-function>`.
+# second differentiates ``grad_x``, computed from the two saved exponentials,
+# so all of its gradient arrives through them. A backward that drops those
+# two terms keeps the right first derivative, but here gives a second
+# derivative of zero. Autograd follows every step of it, and through the
+# wrapper it passes ``gradcheck``, not ``gradgradcheck``: it is right at the
+# values of the first pass, where the extra gradients are zero, but not as a
+# function of them (the second condition of
+# :ref:`lesson 01 <backward-as-a-function>`).
 
 
 class ForgetfulSinh(MySinh):
@@ -145,12 +179,11 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 # ---------------------------------------------
 #
 # ``forward`` may also save only ``x``, and ``backward`` compute the
-# exponentials again. Those operations are recorded like any other, so double
-# backward works with no extra outputs. The trade-off, counted below: it saves
-# only the input, which the caller usually keeps anyway, instead of two new
-# tensors. Its first-order backward runs two more exponentials, where
-# ``MySinh``'s multiplies in two zero gradients; its second pass runs fewer
-# operations.
+# exponentials again, as recorded operations: double backward works with no
+# extra outputs. The trade-off, counted below: it saves only the input, which
+# the caller usually keeps anyway, instead of two new tensors. Its
+# first-order backward runs two more exponentials, where ``MySinh``'s
+# multiplies in two zero gradients; its second pass runs fewer operations.
 
 
 class SinhRecompute(torch.autograd.Function):
@@ -211,9 +244,6 @@ assert again_second.total() < extra_second.total() and again_second["exp"] == 0
 # %%
 # Checks and graph
 # ----------------
-#
-# The checks accept ``MySinh.apply`` with its three outputs too: then they also
-# test the extra terms, as if a user did use the exponentials.
 
 for fn in (my_sinh, MySinh.apply, SinhRecompute.apply):
     assert gradcheck(fn, inputs) and gradgradcheck(fn, inputs)
@@ -225,6 +255,14 @@ print("gradcheck and gradgradcheck pass for all three")
 
 from torchviz import make_dot
 
+
+def paths(node):
+    """Every chain of backward nodes from ``node`` down to a leaf's node."""
+    below = [n for n, _ in node.next_functions if n is not None]
+    return [[node]] if not below else [[node] + p for n in below for p in paths(n)]
+
+
+assert all(out.grad_fn in p and p[-1].variable is x for p in paths(grad_x.grad_fn))
 make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 
 # %%
@@ -232,11 +270,11 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # -------
 #
 # * Values computed inside ``forward`` and not returned are constants to
-#   autograd, which is right only for those whose derivative is zero.
-# * To reuse them, return them as extra outputs and save those. ``backward``
-#   must then add the contribution of every output's gradient, even for those
-#   the user never sees: the part of the second derivative that flows through
-#   them arrives there. A wrapper hides them.
+#   autograd: the derivative of ``backward`` with respect to the input is
+#   then right only if theirs is zero.
+# * Return them as extra outputs and save those; ``backward`` must add the
+#   contribution of every output's gradient, even where a wrapper hides the
+#   output.
 # * Or compute them again in ``backward`` from a saved input: here one saved
 #   tensor instead of two, for two more exponentials in each first-order
 #   backward.
@@ -252,11 +290,8 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # :math:`(1 + x) e^{x}` reuses :math:`e^{x}`. The form is part of the
 # exercise: return the pair :math:`(x e^{x}, e^{x})`, in that order, save
 # :math:`e^{x}` as an output, and keep no tensor on ``ctx``. Then run
-# ``check_x_exp(XExp)``. It tries a scalar, a vector and a non-contiguous
-# matrix, and checks both derivatives of the Function used with both outputs
-# and with the first alone. It returns quietly when your Function is right, and
-# otherwise raises an ``AssertionError`` that says what is wrong. A solution
-# follows at the end, apart from the exercise.
+# ``check_x_exp(XExp)``. It checks both derivatives with both outputs used,
+# and with the first alone. A solution follows at the end.
 
 
 def holds_tensor(value):
@@ -276,6 +311,28 @@ def changes_grad_out(call, x):
     before = [grad.clone() for grad in grads]
     torch.autograd.grad(outs, x, grads)
     return not all(map(torch.equal, grads, before))
+
+
+def graph_fault(call, x, where):
+    """Why backward's result for ``x`` cannot be differentiated again (empty if it can)."""
+    outs = call(x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    ones = [torch.ones_like(out) for out in outs]
+    try:
+        (grad,) = torch.autograd.grad(outs, x, ones, create_graph=True, allow_unused=True)
+    except Exception:  # gradcheck reports it
+        return ""
+    if grad is None:
+        return f"backward returns None for x {where}: did it forget return?"
+    if grad.grad_fn is not None:
+        return ""
+    saved = outs[0].grad_fn.saved_tensors
+    if any(t.is_floating_point() and not t.requires_grad for t in saved):
+        why = "a tensor you saved does not require grad (detached, or computed in forward)"
+    else:
+        why = "it was computed under torch.no_grad, in NumPy, from detached tensors, or in"
+        why += " a backward marked once_differentiable (lesson 05)"
+    return f"the second derivative is lost {where}: backward's result has no graph, because {why}"
 
 
 def check_x_exp(function):
@@ -305,6 +362,9 @@ def check_x_exp(function):
             if not torch.allclose(got, value):
                 raise AssertionError(f"forward is not {name} {where}")
         out, exp = outs
+        if not out.requires_grad:
+            message = "x * exp(x) does not require grad: do not mark it non-differentiable"
+            raise AssertionError(f"{message}, and call XExp through .apply")
         if not exp.requires_grad:
             message = "exp(x) does not require grad: do not mark it non-differentiable"
             raise AssertionError(f"{message}; its gradient carries part of the second derivative")
@@ -314,6 +374,9 @@ def check_x_exp(function):
         if kept:
             message = f"ctx.{kept[0]} holds a tensor"
             raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+        fault = graph_fault(call, x, where)
+        if fault:
+            raise AssertionError(fault)
         for fn, used in ((call, "both outputs"), (lambda t: call(t)[0], "the first output alone")):
             for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
                 if test is gradgradcheck and changes_grad_out(fn, x):

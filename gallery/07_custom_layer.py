@@ -396,7 +396,7 @@ assert not torch.allclose(marked_step, ref_step)
 # ``LinearFunction``'s ``forward`` with this ``backward``, without the mark.
 # Its ``forward`` takes ``ctx``, which :mod:`torch.func` refuses: for
 # ``vmap`` or ``torch.func.grad`` over the layer, split it as
-# :ref:`lesson 06's rule 9 <lesson-extending-autograd>` shows.
+# :ref:`lesson 06's rule 9 <lesson-extending-rules>` shows.
 #
 # Hence the rule: never mark a ``backward`` that autograd can differentiate;
 # mark only one that it cannot, such as one that runs NumPy.

@@ -182,8 +182,8 @@ print("gradcheck (forward AD) and gradgradcheck (forward over reverse) pass")
 # derivatives. With :math:`n` inputs (the parameters of a model, say) it has
 # :math:`n^2` entries, too many to store for a large model, and many methods
 # need only its product with a vector, :math:`Hv`: Newton-CG optimizers,
-# estimates of the curvature of a loss (its largest eigenvalue, by power
-# iteration), influence functions.
+# estimates of the curvature of a loss (its eigenvalue of largest magnitude,
+# by power iteration), influence functions.
 #
 # :math:`H` is the Jacobian of the gradient, so :math:`Hv` is the tangent of
 # the gradient in the direction :math:`v`. Make ``x`` dual, take an ordinary
@@ -233,8 +233,11 @@ assert torch.allclose(hv, hv_reference)
 # above, the incoming gradient :math:`2 f(Ax)` carries that tangent, and
 # :math:`Hv` comes out wrong, without any error. The check that catches it is
 # ``gradcheck(..., check_forward_ad=True)``. The forward-over-reverse check
-# does catch a wrong ``jvp`` when ``backward`` uses the saved output, as in
-# ``ExpWrongJvp``, whose ``jvp`` doubles the tangent.
+# catches a wrong ``jvp`` only where ``backward`` computes with the value of
+# the saved output, as ``ExpWrongJvp``'s ``grad_out * y`` does: its ``jvp``
+# doubles the tangent, and the check fails. A ``backward`` that uses the
+# output only through a mask (``y > 0``) hides a wrong ``jvp`` from it too:
+# ``ReLUWrongJvp`` passes it.
 
 from torch.autograd.gradcheck import GradcheckError
 
@@ -290,6 +293,35 @@ try:
 except GradcheckError as error:
     message = str(error)
 print("ExpWrongJvp, forward over reverse:", message.splitlines()[0])
+assert message.startswith("Jacobian computed with forward mode mismatch")
+
+
+class ReLUWrongJvp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.relu(x)
+        ctx.save_for_backward(y)
+        ctx.save_for_forward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return grad_out * (y > 0)  # y only as a mask
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (y,) = ctx.saved_tensors
+        return 2 * x_tangent * (y > 0)  # the mistake: the factor 2
+
+
+away_from_kink = (torch.tensor([-1.5, 0.7, 2.0], dtype=torch.float64, requires_grad=True),)
+assert gradgradcheck(ReLUWrongJvp.apply, away_from_kink, check_fwd_over_rev=True)
+try:
+    gradcheck(ReLUWrongJvp.apply, away_from_kink, check_forward_ad=True)
+    message = ""
+except GradcheckError as error:
+    message = str(error)
 assert message.startswith("Jacobian computed with forward mode mismatch")
 
 # %%
@@ -360,7 +392,9 @@ assert torch.equal(hv_once, hv_np)
 
 # %%
 # The forward-over-reverse check of :func:`~torch.autograd.gradgradcheck`
-# finds both, where ``XSin`` passed. Run alone, with
+# finds both, where ``XSin`` passed, and where
+# ``gradcheck(..., check_forward_ad=True)`` passes them: their ``jvp`` is
+# right, and only their ``backward`` is out of forward mode's reach. Run alone, with
 # ``check_rev_over_rev=False``, it needs ``check_undefined_grad=False`` as
 # well: that check, which calls ``backward`` with undefined gradients
 # (:ref:`lesson 11 <lesson-diagnosing>`), requires ``check_rev_over_rev``, and
@@ -382,6 +416,7 @@ for function in (XSinNumpyBackward, XSinNumpyOnce):
         message = str(error)
     print(f"{function.__name__}, forward over reverse:", message.splitlines()[0])
     assert message.startswith("Jacobian computed with forward mode mismatch")
+    assert gradcheck(function.apply, inputs, check_forward_ad=True)  # the jvp is right
 try:
     gradgradcheck(XSin.apply, inputs, check_fwd_over_rev=True, check_rev_over_rev=False)
     message = ""
@@ -398,7 +433,8 @@ assert message == "Setting check_undefined_grad=True requires check_rev_over_rev
 #   :func:`~torch.autograd.forward_ad.make_dual`, ``unpack_dual``.
 # * A Function takes part through a ``jvp`` staticmethod that reads what
 #   ``forward`` passed to ``ctx.save_for_forward``.
-# * A gradient computed inside a dual level carries :math:`Hv`. Trust it only
+# * The gradient with respect to ``x = make_dual(x, v)``, computed inside
+#   the dual level, carries :math:`Hv` as its tangent. Trust it only
 #   if every Function on the way has a correct ``jvp`` and a ``backward`` that
 #   computes a correct vector-Jacobian product with operations that forward
 #   mode can follow; ``once_differentiable`` does not guard it.

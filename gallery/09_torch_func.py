@@ -381,8 +381,10 @@ print("grad(grad(softplus)) and hessian match their formulas")
 # The loop below runs :func:`~torch.autograd.gradcheck` and
 # :func:`~torch.autograd.gradgradcheck` on the Functions of this lesson, all
 # but ``NumpySoftplusBothRules``. It gives ``TanhGrad`` an incoming gradient
-# that varies, which ``grad(grad(...))`` above, starting from a constant 1,
-# never did. Besides the forward-mode checks of
+# that varies (and, for ``jvp``, a tangent on it). Every use above started
+# from the constant 1 of ``L = sum(...)`` (``grad(grad(...))``, the chunked
+# ``jacrev(jacrev(...))``, ``hessian``) and would have passed with that term
+# wrong. Besides the forward-mode checks of
 # :ref:`lesson 08 <lesson-forward-mode>`, it turns on
 # ``check_batched_grad=True`` and ``check_batched_forward_grad=True``. These
 # batch the gradients that ``backward`` receives and the tangents that ``jvp``

@@ -20,10 +20,12 @@ with ``backend="aot_eager_decomp_partition"``, which uses the same
 decompositions and partitioner but neither inductor's graph rewrites nor its
 code generation, so it runs on a CPU in a moment. This site's tests run the
 examples that the lesson compiles that way again, with their own random
-values, with ``inductor`` too, and get the same results except where the
-lesson says otherwise. Where plain ``backend="aot_eager"``, which has the same
-partitioner but not inductor's decompositions, behaves differently, the
-lesson shows it too. The split is where double backward stops.
+values, with ``inductor`` too, and get the same results (for ``inductor``
+they turn off a cache on disk that a section below describes). Where plain
+``backend="aot_eager"``, which has the same partitioner but not inductor's
+decompositions, gives a different outcome, the lesson shows it too; what it
+saves can differ even where the outcome does not. The split is where double
+backward stops.
 """
 
 # %%
@@ -69,15 +71,16 @@ fake = torch.randn(32, 2, dtype=torch.float64)
 mix = torch.rand(32, 1, dtype=torch.float64)
 
 
-def penalty(critic):
-    x_hat = (mix * real + (1 - mix) * fake).requires_grad_()
+def penalty(critic, batch=32):
+    m, r, f = mix[:batch], real[:batch], fake[:batch]  # the first samples
+    x_hat = (m * r + (1 - m) * f).requires_grad_()
     (grad,) = torch.autograd.grad(critic(x_hat).sum(), x_hat, create_graph=True)
     return ((grad.norm(dim=1) - 1) ** 2).mean()
 
 
-def penalty_grads(critic):
+def penalty_grads(critic, batch=32):
     """The penalty's gradient for each parameter (None: no path to it)."""
-    return torch.autograd.grad(penalty(critic), list(critic.parameters()), allow_unused=True)
+    return torch.autograd.grad(penalty(critic, batch), list(critic.parameters()), allow_unused=True)
 
 
 eager = penalty_grads(critic)
@@ -91,7 +94,20 @@ assert all(g is not None for g in eager)
 # gradient would have to differentiate that backward. AOTAutograd attaches an
 # error node to it, and a second pass that reaches the node raises, by
 # ``.backward()`` or by :func:`torch.autograd.grad`.
+#
+# Outside the section on dynamic shapes below, which shows what they change,
+# this page compiles through AOTAutograd with ``dynamic=False``: for the shapes
+# of the first call, compiling again for other shapes.
 
+from torch._dynamo.utils import counters
+
+
+def cache_lookups():
+    """How often AOTAutograd looked in its cache on disk, by outcome (see below)."""
+    return {k: n for k, n in counters["aot_autograd"].items() if k.startswith("autograd_cache")}
+
+
+lookups_before = cache_lookups()
 BACKEND = "aot_eager_decomp_partition"
 compiled = torch.compile(critic, backend=BACKEND, dynamic=False)
 messages = []
@@ -114,18 +130,19 @@ saved_by_critic = compiled(x_hat).grad_fn.saved_tensors  # for the next section
 # ``torch/_functorch/_aot_autograd/runtime_wrappers.py``), whose ``backward``
 # raises that message. Under ``create_graph=True`` it applies that Function to
 # what the compiled backward takes: the tensors the forward saved, and the
-# incoming gradients. :func:`torch.autograd.grad` reaches the node only
-# through those of them that are, or were computed from, a tensor it
-# differentiates with respect to: an input, an output, or a weight that the
-# compiled part reads, saved as it is, or an incoming gradient that depends on
-# the input. ``.backward()`` runs every node it can reach, so it reaches the
-# node through any of them that requires grad. The critic saves its input
+# incoming gradients. :func:`torch.autograd.grad` reaches the node only through
+# those of them that are a tensor it differentiates with respect to, or lead to
+# one through their chain of ``grad_fn``. Such are an input, an output or a
+# weight of the compiled part, saved as it is, and an incoming gradient that
+# depends on the input. An intermediate result that the compiled part saves has
+# no ``grad_fn``: computed from the input, it still leads nowhere.
+# ``.backward()`` runs every node it can reach, so it reaches the node through
+# any of them that requires grad. The critic saves its input
 # :math:`\hat x` and its two weights as they are, and its penalty is
-# differentiated with respect to the weights, so both passes raised. When
-# none requires grad, AOTAutograd adds an empty leaf tensor of its own that
-# requires grad, so that the first gradient still has a ``grad_fn``. No path
-# leads from that leaf to the input, but ``.backward()`` reaches the node
-# through it.
+# differentiated with respect to the weights, so both passes raised. When none
+# requires grad, AOTAutograd adds an empty leaf tensor of its own that requires
+# grad, so that the first gradient still has a ``grad_fn``. No path leads from
+# that leaf to the input, but ``.backward()`` reaches the node through it.
 #
 # What is saved depends on the decompositions and the partitioner. Take
 # :math:`h(x) = f(x) + x^2` with only :math:`f` compiled, differentiated twice
@@ -140,14 +157,16 @@ saved_by_critic = compiled(x_hat).grad_fn.saved_tensors  # for the next section
 # ``aot_eager_decomp_partition`` saves :math:`xW`, an intermediate result, and
 # :math:`W` transposed: neither requires grad. Of :math:`w \odot \tanh(xW)`,
 # with a weight :math:`w` that requires grad, it saves :math:`w` as it is,
-# which requires grad but was not computed from :math:`x`. Where no saved
-# tensor is :math:`x` or was computed from it, :math:`h''` comes out as
-# :math:`2`, the second derivative of :math:`x^2` alone, with no error, when,
-# as here, the first backward through the compiled function keeps its graph
-# (a section below shows an ordinary one first). The last case raises only
-# when differentiated with respect to :math:`w`.
+# which requires grad but does not lead to :math:`x`. Where no saved tensor
+# is :math:`x` or leads to it, :math:`h''` comes out as :math:`2`, the second
+# derivative of :math:`x^2` alone, with no error, when, as here, shapes are
+# fixed and the first backward through the compiled function keeps its graph
+# (a section below shows an ordinary backward first, and dynamic shapes). The
+# last case raises only when differentiated with respect to :math:`w`.
 
 assert sum(t is x_hat for t in saved_by_critic) == 1
+weights = (critic[0].weight, critic[2].weight)
+assert sum(any(t is p for t in saved_by_critic) for p in weights) == 2  # as they are
 assert sum(t.requires_grad for t in saved_by_critic) == 3  # x_hat and the two weights
 
 W = torch.randn(3, 3, dtype=torch.float64)
@@ -193,8 +212,8 @@ def saves_w_first(saved, out):
     return saved[0] is w and not any(t.requires_grad for t in saved[1:])
 
 
-def from_x(t):
-    """Whether t is x or was computed from it."""
+def leads_to_x(t):
+    """Whether t is x or its chain of grad_fn leads to x."""
     if t is x or not t.requires_grad:
         return t is x
     return torch.autograd.grad(t.sum(), x, retain_graph=True, allow_unused=True)[0] is not None
@@ -215,7 +234,7 @@ for name, (f, backend, what, check) in cases.items():
     saved = out.grad_fn.saved_tensors
     assert check(saved, out)
     requires.append(any(t.requires_grad for t in saved))
-    tracked = any(from_x(t) for t in saved)
+    tracked = any(leads_to_x(t) for t in saved)
     try:
         second = h_second(compiled_f)
         outcome = f"h'' = {second.tolist()}, eager: {h_second(f).round(decimals=4).tolist()}"
@@ -225,7 +244,7 @@ for name, (f, backend, what, check) in cases.items():
         assert str(error) == expected
         outcome = "RuntimeError"
     raised.append(outcome == "RuntimeError")
-    print(f"{name:38} saves {what:12} requires grad: {requires[-1]!s:5} from x: {tracked!s:5}")
+    print(f"{name:38} saves {what:12} requires grad: {requires[-1]!s:5} leads to x: {tracked!s:5}")
     print(f"    {outcome}")
     assert raised[-1] == tracked
 assert raised == [True, False, True, False, False]
@@ -245,12 +264,13 @@ assert detach(torch.exp(x)).requires_grad and not torch.exp(x).detach().requires
 
 # %%
 # Compiled by itself, without the :math:`x^2` term, :math:`2\tanh(xW)` saves
-# the same (its first backward, as above, keeps the graph), and its gradient's ``grad_fn`` leads only to AOTAutograd's empty
-# leaf. The second pass finds no path to ``x``: :func:`torch.autograd.grad`
-# says so with a generic message, and ``allow_unused=True`` turns that into
-# ``None``, silently. ``.backward()``, which runs every node it can reach,
-# raises. An incoming gradient that depends on ``x``, as in
-# :math:`\tanh(2\tanh(xW))`, leads to the node too.
+# the same (its first backward, as above, keeps the graph), and its gradient's
+# ``grad_fn`` leads only to AOTAutograd's empty leaf. The second pass finds no
+# path to ``x``: :func:`torch.autograd.grad` says so with a generic message,
+# and ``allow_unused=True`` turns that into ``None``, silently.
+# ``.backward()``, which runs every node it can reach, raises. An incoming
+# gradient that depends on ``x``, as in :math:`\tanh(2\tanh(xW))`, leads to the
+# node too.
 
 compiled_tanh = compiled_fs[f"2 tanh(xW), {BACKEND}"]
 
@@ -283,31 +303,25 @@ assert outcomes[1] == (None,)
 assert outcomes[2] == outcomes[3] == expected
 
 # %%
-# After an ordinary backward: another error
-# -----------------------------------------
+# After an ordinary backward, or with dynamic shapes: another error
+# -----------------------------------------------------------------
 #
-# AOTAutograd compiles the backward when a backward first reaches it. If that
-# backward does not keep the graph (neither ``create_graph=True`` nor
-# ``retain_graph=True``), as in a training step, the compiled part's saved
-# tensors that share memory with none of its inputs, outputs or gradients,
-# such as :math:`xW` of :math:`2\tanh(xW)`, become "donated buffers", whose
-# memory the backward may reuse. From then on, every backward through that
-# compiled function that keeps the graph raises, already in its first pass.
-# That is what ``aot_eager_decomp_partition`` does here; with ``inductor``,
-# this site's tests find no error on this example and :math:`h'' = 2`, so
-# rely on neither. Compiled while ``torch._functorch.config.donated_buffer`` is ``False``,
-# :math:`2\tanh(xW)` gives :math:`h'' = 2` again. A new function is compiled
-# for each case, since Dynamo would reuse what it compiled for
-# ``two_tanh``.
-
-
-def after_ordinary_backward(fresh):
-    compiled_fresh = torch.compile(fresh, backend=BACKEND, dynamic=False)
-    torch.autograd.grad(compiled_fresh(x).sum(), x)  # as in a training step
-    try:
-        return h_second(compiled_fresh).tolist()
-    except RuntimeError as error:
-        return str(error)
+# With fixed shapes, AOTAutograd compiles the backward when a backward first
+# reaches it. If that backward does not keep the graph (neither
+# ``create_graph=True`` nor ``retain_graph=True``), as in a training step, the
+# compiled part's saved tensors that share memory with none of its inputs,
+# outputs or gradients, such as :math:`xW` of :math:`2\tanh(xW)`, become
+# "donated buffers", whose memory the backward may reuse. From then on, every
+# backward through that compiled function that keeps the graph raises, already
+# in its first pass. If the first backward keeps the graph, nothing is
+# donated, as in the sections above. A new function is compiled for each case
+# below, since Dynamo would reuse what it compiled for ``two_tanh``.
+#
+# What counts is ``torch._functorch.config.donated_buffer`` when the later
+# backward runs: set to ``False`` around it, as the message says,
+# :math:`2\tanh(xW)` gives :math:`h'' = 2` again, from the same compiled
+# function. Set to ``False`` only while compiling and during the ordinary
+# backward, it does not prevent the error.
 
 
 def two_tanh_a(t):
@@ -318,23 +332,96 @@ def two_tanh_b(t):
     return two_tanh(t)
 
 
-donated = after_ordinary_backward(two_tanh_a)
+def two_tanh_c(t):
+    return two_tanh(t)
+
+
+def second_or_error(compiled_f):
+    try:
+        return h_second(compiled_f).tolist()
+    except RuntimeError as error:
+        return str(error)
+
+
+def clause(message):
+    """A message up to its first "which"."""
+    return message.split(" which ")[0]
+
+
+def after_ordinary_backward(fresh):
+    compiled_fresh = torch.compile(fresh, backend=BACKEND, dynamic=False)
+    torch.autograd.grad(compiled_fresh(x).sum(), x)  # as in a training step
+    return compiled_fresh
+
+
+ordinary_first = after_ordinary_backward(two_tanh_a)
+donated = second_or_error(ordinary_first)
 with torch._functorch.config.patch(donated_buffer=False):
-    not_donated = after_ordinary_backward(two_tanh_b)
-print("donated_buffer=True: ", donated)
-print("donated_buffer=False:", not_donated)
-assert donated.startswith("This backward function was compiled with non-empty donated buffers")
+    not_donated = second_or_error(ordinary_first)
+    compiled_while_off = after_ordinary_backward(two_tanh_b)
+off_while_compiling = second_or_error(compiled_while_off)
+print("donated_buffer=True:", donated)
+print("donated_buffer=False at the later backward:", not_donated)
+print("donated_buffer=False while compiling only:", clause(off_while_compiling))
+DONATED = "This backward function was compiled with non-empty donated buffers"
+assert donated.startswith(DONATED) and off_while_compiling.startswith(DONATED)
 assert not_donated == [2.0, 2.0, 2.0]
+
+# %%
+# With dynamic shapes, AOTAutograd compiles the backward together with the
+# forward, before any backward runs, when that backward needs a symbolic size,
+# as the backwards of :math:`2\tanh(xW)` and of the critic do. It then keeps
+# the donated buffers as after an ordinary backward, so the first backward
+# that keeps the graph raises already. ``dynamic=True`` asks for dynamic shapes
+# from the first call. The default, ``dynamic=None``, compiles the first call
+# for fixed shapes and, when a size changes (a smaller last batch, say),
+# compiles again with that size symbolic: the critic's penalty then meets
+# this error in place of the double-backward one.
+
+dynamic_first = second_or_error(torch.compile(two_tanh_c, backend=BACKEND, dynamic=True))
+print("2 tanh(xW), dynamic=True:", clause(dynamic_first))
+assert dynamic_first.startswith(DONATED)
+
+torch._dynamo.reset()  # forget the critic compiled above
+by_default = torch.compile(critic, backend=BACKEND)  # dynamic=None, the default
+by_batch = []
+for batch in (32, 16):
+    try:
+        penalty_grads(by_default, batch)
+    except RuntimeError as error:
+        by_batch.append(str(error))
+    print(f"the critic's penalty, dynamic=None, batch {batch}: {clause(by_batch[-1])}")
+assert by_batch[0] == expected and by_batch[1].startswith(DONATED)
+
+# %%
+# ``aot_eager_decomp_partition`` and ``inductor`` both do all this, as this
+# site's tests check with ``inductor`` too. ``inductor`` also keeps what it
+# compiles, backward included, in a cache on disk (AOTAutograd's cache, in the
+# folder ``TORCHINDUCTOR_CACHE_DIR`` names, by default one per user in the
+# system's temporary folder), and reuses it for the same graph, after
+# ``torch._dynamo.reset()`` and in later processes too. With ``inductor``, the
+# backward that first compiled a graph into that cache decides, in this process
+# or an earlier one: after a training step has filled it, even a first backward
+# that keeps the graph raises, and after a backward that kept the graph has
+# filled it, a later ordinary backward donates nothing.
+# ``TORCHINDUCTOR_AUTOGRAD_CACHE=0`` in the environment turns that cache off
+# (in Python, ``torch._functorch.config.enable_autograd_cache = False``), and
+# then ``inductor`` does what this page shows. The backends this page compiles
+# with keep nothing on disk, so nothing an earlier run left behind changes what
+# it shows: the assert below checks that no compile of this page so far looked
+# in that cache.
+
+assert cache_lookups() == lookups_before
 
 # %%
 # What works: compile what is differentiated once
 # -----------------------------------------------
 #
-# Back to the critic compiled above. The Wasserstein part of the critic's
-# loss, :math:`D(x_f) - D(x_r)` for fake and real samples, is differentiated once:
-# it can go through the compiled critic. The penalty is differentiated twice:
-# it goes through the same critic in eager mode. Both share the parameters, so
-# one ``backward()`` trains them, and the step equals a fully eager one.
+# Back to the critic compiled above. The Wasserstein part of the critic's loss,
+# :math:`D(x_f) - D(x_r)` for fake and real samples, is differentiated once: it
+# can go through the compiled critic. The penalty is differentiated twice: it
+# goes through the same critic in eager mode. Both share the parameters, so one
+# ``backward()`` trains them, and the step equals a fully eager one.
 
 
 def critic_loss(fast, slow):
@@ -486,16 +573,22 @@ assert outcomes == [True, None, True]
 #   inputs, outputs, or weights of the compiled part that its forward saved
 #   as they are, and incoming gradients. Which tensors are saved depends on
 #   the decompositions and the partitioner. :func:`torch.autograd.grad`
-#   reaches the node only when one of those tensors is, or was computed from,
-#   a tensor it differentiates with respect to; otherwise it passes the node
-#   by, even when a saved weight requires grad: a wrong second derivative,
-#   a generic message, or ``None`` under ``allow_unused=True``.
-#   ``.backward()`` still raises. This holds when the first backward through
-#   the compiled function kept the graph; after an ordinary one, a compiled
+#   reaches the node only when one of those tensors is a tensor it
+#   differentiates with respect to, or leads to one through its chain of
+#   ``grad_fn`` (an intermediate result the compiled part saved leads
+#   nowhere); otherwise it passes the node by, even when a saved weight
+#   requires grad: a wrong second derivative, a generic message, or ``None``
+#   under ``allow_unused=True``. ``.backward()`` still raises. This holds with
+#   fixed shapes when the first backward through the compiled function kept
+#   the graph. After an ordinary one, and with dynamic shapes even before one
+#   (``dynamic=True``, or the default once a size has changed), a compiled
 #   part with donated buffers can raise at every backward that keeps the
-#   graph (``aot_eager_decomp_partition`` does on :math:`2\tanh(xW)`,
-#   ``inductor`` does not), unless compiled with
-#   ``torch._functorch.config.donated_buffer = False``.
+#   graph, unless ``torch._functorch.config.donated_buffer`` is ``False`` when
+#   that backward runs. ``aot_eager_decomp_partition`` and ``inductor`` do on
+#   :math:`2\tanh(xW)`, and with dynamic shapes on the critic too.
+#   ``inductor`` keeps compiled backwards in a cache on disk, so there the
+#   backward that first compiled the graph, in an earlier process too,
+#   decides, unless that cache is off (``TORCHINDUCTOR_AUTOGRAD_CACHE=0``).
 # * A backend without AOTAutograd (``backend="eager"``, or one's own that
 #   returns Dynamo's graph as it is) gives right second derivatives through
 #   built-in operations. Through a custom Function whose ``backward`` Dynamo

@@ -288,16 +288,19 @@ assert torch.allclose(second_derivative(lambda t: t**3), 6 * x)  # the fix: eage
 # ``This backward function was compiled with non-empty donated buffers``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** an ordinary backward, such as a training step's, compiled the
-# backward of a compiled function, which may then reuse the memory of tensors
-# it saved ("donated buffers"); a later backward through it that keeps the
-# graph (``create_graph=True`` or ``retain_graph=True``) raises. Which
-# backends and functions do so depends on what they save
-# (:ref:`lesson 13 <lesson-torch-compile>`). **Fix:** as for the previous
-# entry. The message's ``donated_buffer=False`` removes only this error: here
-# the second pass then finds no path to ``x`` (the generic message of
-# :ref:`the cut path <error-index-cut>`), and with another term reaching ``x``
-# the second derivative comes out silently wrong
+# **Cause:** a backward through a compiled function kept the graph
+# (``create_graph=True`` or ``retain_graph=True``) while its compiled backward
+# may reuse the memory of tensors it saved ("donated buffers"): with dynamic
+# shapes (``dynamic=True``, or the default once a size has changed, as with a
+# smaller last batch) from its first backward on, and with fixed shapes once
+# an ordinary backward, such as a training step's, has compiled it. With
+# ``inductor``, that ordinary backward may have run in an earlier process: its
+# cache on disk keeps compiled backwards. Which backends and functions do so
+# depends on what they save (:ref:`lesson 13 <lesson-torch-compile>`).
+# **Fix:** as for the previous entry. The message's ``donated_buffer=False``
+# removes only this error: here the second pass then finds no path to ``x``
+# (the generic message of :ref:`the cut path <error-index-cut>`), and with
+# another term reaching ``x`` the second derivative comes out silently wrong
 # (:ref:`lesson 13 <lesson-torch-compile>`).
 
 

@@ -9,19 +9,25 @@ Built-in operators without a second derivative
 Most of PyTorch's own derivative formulas can be differentiated again; a
 few cannot, and double backward through them stops inside PyTorch with a
 message that names the operator's backward: "derivative for aten::NAME is
-not implemented" when that backward operator has no derivative formula of
-its own, or "the derivative for 'NAME' is not implemented" when its formula
-says so. The fix is another path to the same value, made of operations that
-can be differentiated twice. Each operator's fix below was checked with
-double backward (``torch.autograd.grad`` twice) and with
+not implemented", a ``RuntimeError``, when that backward operator has no
+derivative formula of its own, or "the derivative for 'NAME' is not
+implemented", a ``NotImplementedError``, when its formula says so. The fix
+is another path to the same value, made of operations that can be
+differentiated twice.
+
+Each operator's fix below that runs on a CPU was checked with double
+backward (``torch.autograd.grad`` twice) and with
 :func:`torch.func.hessian`, which also needs a forward-mode formula for every
-operator on the way: every fix has one except the distances through the
-matrix products of ``cdist`` (and so of ``pdist``), whose ``_euclidean_dist``
-has none (:ref:`its entry <error-index-forward-ad>`). The entries below are
-not a complete list:
-:ref:`the last section <error-index-more>` prints the backward operators
-whose formula says ``not_implemented``, read from the PyTorch that built
-this page, and runs more operators whose backward has no formula at all.
+operator on the way: every such fix has one except the distances through the
+matrix products of ``cdist`` (and so of ``pdist``), whose
+``_euclidean_dist`` has none (:ref:`its entry <error-index-forward-ad>`). On
+a GPU, one more lacks it: ``nn.LSTM`` and ``nn.GRU`` run with cuDNN turned
+off, the fix of :ref:`the section on GPUs <error-index-gpu>`, go through
+fused cells that have no forward-mode formula (read from PyTorch's sources,
+not run here). The entries below are not a complete list: :ref:`the last
+section <error-index-more>` prints the backward operators whose formula says
+``not_implemented``, read from the PyTorch that built this page, and runs
+more operators whose backward has no formula at all, with their fixes.
 
 The other messages of double backward are in the error index:
 :ref:`lesson 15 <lesson-error-index>` for computing and checking second
@@ -42,6 +48,8 @@ import torch
 
 # sphinx_gallery_thumbnail_path = "_static/thumbs/18_builtin_operators.svg"
 from torch.autograd import gradcheck, gradgradcheck
+
+torch.manual_seed(0)  # the same random tensors at every build
 
 
 def message_of(expected, action):
@@ -146,18 +154,20 @@ with sdpa_kernel(SDPBackend.MATH):
 # only when an input has more than 25 rows). **Fix:** for ``p=2``, that
 # ``compute_mode``. It computes :math:`\|a\|^2 + \|b\|^2 - 2\,a \cdot b`, which
 # loses the distance between points close to each other and far from the
-# origin, in float32 above all (below). For any ``p``, or where that
+# origin, in float32 above all (below). For other ``p``, or where that
 # precision matters, the distances written with differentiable operations,
 # ``(x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p=p, dim=-1)``, which hold
-# every difference in memory.
+# every difference in memory, and need care where a difference is 0: on the
+# diagonal of ``cdist(x, x)``, where two points coincide, and where they
+# share a coordinate (below).
 
 points = torch.rand(4, 2, dtype=torch.float64, requires_grad=True)
 centres = torch.rand(5, 2, dtype=torch.float64)
 
 
-def second_derivative_in_points(distance):
-    (grad,) = torch.autograd.grad(distance(points, centres).sum(), points, create_graph=True)
-    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+def second_derivative_in_points(distance, a=points, b=centres):
+    (grad,) = torch.autograd.grad(distance(a, b).sum(), a, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), a)[0]
 
 
 def cdist_by_differences(p=2.0):
@@ -182,21 +192,90 @@ print("by products:   ", cdist_by_products(near, apart).item())
 print("by differences:", cdist_by_differences()(near, apart).item())
 assert abs(cdist_by_products(near, apart).item() - 1e-3) > 5e-4  # not even close
 assert abs(cdist_by_differences()(near, apart).item() - 1e-3) < 1e-6
+try:  # p=1 has no path through matrix products
+    second_derivative_in_points(
+        lambda a, b: torch.cdist(a, b, p=1.0, compute_mode="use_mm_for_euclid_dist")
+    )
+    message = ""
+except NotImplementedError as error:
+    message = str(error)
+assert "the derivative for '_cdist_backward' is not implemented" in message
 
 # %%
-# Where two points coincide (the diagonal of ``cdist(x, x)``), the norm of
-# their difference has no derivative, first or second: it is a cone there
-# (for ``p`` above 1, one whose curvature grows without bound as the points
-# approach). What double backward returns at that point is what PyTorch's
-# formulas for the norm give: values that are not finite for ``p`` of 1.5, 2
-# and 2.5, finite ones for 1 and 3 (among those tried below). For ``p=2``, the path through
-# matrix products stays finite there; so does a smoothed norm of the
-# differences ``d``, ``((d**2 + eps) ** (p / 2)).sum(-1) ** (1 / p)``, at the
-# cost of a distance of ``n ** (1 / p) * eps ** 0.5`` between coincident
-# points of ``n`` coordinates. That was measured for ``p`` from 1 to 3 in
-# float64, below. It is no cure for every ``p``: at coincident points its
-# derivatives divide by powers of ``eps``, which overflow for large ``p``,
-# from ``p=4`` in float32 (below).
+# On the diagonal of ``cdist(x, x)``, each point's distance to itself is 0
+# whatever ``x`` is, so its true derivatives, first and second, are 0. Double
+# backward through the norm of the differences does not return them: at a
+# difference of 0, differentiating PyTorch's formula for the norm's gradient
+# gives 0 times an infinite factor, which is not finite for ``p`` of 1.5, 2
+# and 2.5, and autograd carries it back to ``x``, although a point minus
+# itself does not change with ``x``. For 1 and 3 the result is finite and
+# right (among those tried below). The exact fix leaves the diagonal out of
+# the computation: ``cdist_to_itself`` below sets it to 0 and hands the norm
+# a difference of 1 there instead. ``torch.where`` alone is not enough: the
+# gradient of 0 it sends back to the norm still meets the infinite factor.
+# Keeping only the pairs ``i < j``, as for ``pdist`` below, works too.
+
+from functools import partial
+
+
+def cdist_to_itself(x, p=2.0):
+    """cdist(x, x, p), with a diagonal set to 0 instead of computed."""
+    d = x.unsqueeze(-2) - x.unsqueeze(-3)
+    diagonal = torch.eye(x.shape[-2], dtype=torch.bool, device=x.device)
+    d = torch.where(diagonal.unsqueeze(-1), 1.0, d)  # no difference of 0 reaches the norm
+    return torch.where(diagonal, 0.0, d.norm(p=p, dim=-1))
+
+
+def where_alone(x, p=2.0):
+    """The diagonal set to 0 by torch.where alone: not enough."""
+    diagonal = torch.eye(x.shape[-2], dtype=torch.bool, device=x.device)
+    return torch.where(diagonal, 0.0, cdist_by_differences(p)(x, x))
+
+
+def second_derivative_to_itself(distances):
+    (grad,) = torch.autograd.grad(distances(points).sum(), points, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+
+
+def to_itself(distance):
+    """The distances of x to itself, by a distance between two sets of points."""
+    return lambda x: distance(x, x)
+
+
+orders = (1.0, 1.5, 2.0, 2.5, 3.0)
+exact, not_finite = {}, []
+for p in orders:
+    assert torch.allclose(cdist_to_itself(points, p), torch.cdist(points, points, p=p))
+    assert gradgradcheck(partial(cdist_to_itself, p=p), (points,))
+    exact[p] = second_derivative_to_itself(partial(cdist_to_itself, p=p))
+    by_differences = second_derivative_to_itself(to_itself(cdist_by_differences(p)))
+    if by_differences.isfinite().all():
+        assert torch.allclose(by_differences, exact[p])
+    else:
+        not_finite.append(p)
+print("cdist(x, x) by differences, p with second derivatives not finite:", not_finite)
+assert not_finite == [1.5, 2.0, 2.5]
+assert not second_derivative_to_itself(where_alone).isfinite().all()
+
+# %%
+# Two distinct points that coincide (a point and a centre, or two rows of
+# ``x``) are another matter: the norm of their difference has no derivative
+# there, first or second. It is a cone (for ``p`` above 1, one whose
+# curvature grows without bound as the points approach), and double backward
+# through the norm of the differences is not finite there for the same ``p``
+# as on the diagonal. Where a finite stand-in will do, for ``p=2`` the path
+# through matrix products stays finite there; so does a smoothed norm of the
+# differences ``d``, ``((d**2 + eps) ** (p / 2)).sum(-1) ** (1 / p)``. Its
+# second derivatives there are of the order of ``eps ** -0.5``, ``1e6`` with
+# ``eps=1e-12``, and it puts a distance of ``n ** (1 / p) * eps ** 0.5``
+# between coincident points of ``n`` coordinates. That was measured for
+# ``p`` from 1 to 3 in float64, below. Where the norm of the differences
+# fails on the diagonal of ``cdist(x, x)``, both give the exact values of
+# ``cdist_to_itself`` (within ``1e-6`` on these points). For ``p=1``, and for
+# ``p=3`` and above (tried: 3, 4 and infinity), the norm of the differences
+# needs no smoothing, as it stays finite; above ``p=3``, the smoothed norm
+# would be worse: its derivatives at coincident points divide by powers of
+# ``eps``, which overflow in float32 from ``p=4`` (below).
 
 
 def smoothed(p, eps=1e-12):
@@ -209,23 +288,35 @@ def smoothed(p, eps=1e-12):
     return distance
 
 
-def second_derivative_to_itself(distance):
-    (grad,) = torch.autograd.grad(distance(points, points).sum(), points, create_graph=True)
-    return torch.autograd.grad(grad.pow(2).sum(), points)[0]
+def hessian_of_smoothed(p, point, centre):
+    """The Hessian, in the point, of its smoothed distance to the centre."""
+    return torch.func.hessian(lambda a: smoothed(p)(a, centre).sum())(point).reshape(2, 2)
 
 
-orders = (1.0, 1.5, 2.0, 2.5, 3.0)
+touching = torch.cat([centres, points[:1].detach()])  # a centre where a point is
 not_finite = [
-    p for p in orders if not second_derivative_to_itself(cdist_by_differences(p)).isfinite().all()
+    p
+    for p in orders
+    if not second_derivative_in_points(cdist_by_differences(p), b=touching).isfinite().all()
 ]
-print("cdist(x, x) by differences, p with second derivatives not finite:", not_finite)
 assert not_finite == [1.5, 2.0, 2.5]
-assert second_derivative_to_itself(cdist_by_products).isfinite().all()
+for p in (4.0, float("inf")):  # finite too, on the diagonal as where two points coincide
+    assert second_derivative_to_itself(to_itself(cdist_by_differences(p))).isfinite().all()
+    assert second_derivative_in_points(cdist_by_differences(p), b=touching).isfinite().all()
+assert second_derivative_in_points(cdist_by_products, b=touching).isfinite().all()
+assert torch.allclose(second_derivative_to_itself(to_itself(cdist_by_products)), exact[2.0])
 for p in orders:
-    assert second_derivative_to_itself(smoothed(p)).isfinite().all()
+    assert second_derivative_in_points(smoothed(p), b=touching).isfinite().all()
+    at_coincidence = hessian_of_smoothed(p, centres[:1], centres[:1])
+    assert torch.allclose(
+        at_coincidence, 2 ** (1 / p - 1) * 1e6 * torch.eye(2, dtype=torch.float64)
+    )
     assert torch.allclose(smoothed(p)(points, centres), torch.cdist(points, centres, p=p))
     coincident = smoothed(p)(points, points).diagonal()
     assert torch.allclose(coincident, torch.full((4,), 2 ** (1 / p) * 1e-6, dtype=torch.float64))
+for p in not_finite:
+    by_smoothing = second_derivative_to_itself(to_itself(smoothed(p)))
+    assert torch.allclose(by_smoothing, exact[p], atol=1e-6)
 
 
 def smoothed_is_finite_in_float32(p):
@@ -237,14 +328,41 @@ def smoothed_is_finite_in_float32(p):
 print("smoothed, float32, second derivatives finite for p = 3, 4:")
 print(smoothed_is_finite_in_float32(3.0).item(), smoothed_is_finite_in_float32(4.0).item())
 assert smoothed_is_finite_in_float32(3.0) and not smoothed_is_finite_in_float32(4.0)
-try:  # p=1 has no path through matrix products
-    second_derivative_in_points(
-        lambda a, b: torch.cdist(a, b, p=1.0, compute_mode="use_mm_for_euclid_dist")
-    )
-    message = ""
-except NotImplementedError as error:
-    message = str(error)
-assert "the derivative for '_cdist_backward' is not implemented" in message
+
+# %%
+# Double backward through the norm of the differences also fails where two
+# distinct points share a coordinate, which grid or integer data make
+# common: for ``p`` of 1.5 and 2.5 among those tried below. For ``p``
+# between 1 and 3, other than 2, PyTorch's formula for the norm's gradient
+# raises the absolute value of each coordinate of the difference to the
+# power ``p - 1`` (below 2) or ``p - 2`` (above 2), whose derivative at 0 is
+# infinite. Between 1 and 2, the true second derivative is infinite there
+# too; between 2 and 3, it is finite, and its part from that coordinate is
+# 0. The smoothed norm stays finite there, with second derivatives of the
+# order of ``eps ** ((p - 2) / 2)`` from that coordinate (printed below):
+# ``1e6`` for ``p=1``, where the norm of the differences gives 0 (the value
+# on either side of the kink), and ``3.5e-4`` for ``p=2.5``.
+#
+# In short: on the diagonal of ``cdist(x, x)``, leave the diagonal out.
+# Elsewhere, take the norm of the differences for ``p=1`` and from ``p=3``,
+# and in between the smoothed norm, or for ``p=2`` the matrix products.
+
+on_grid = torch.tensor([[0.0, 0.0], [0.0, 1.0], [1.0, 0.5]], dtype=torch.float64)
+on_grid.requires_grad_()
+grid_centres = torch.tensor([[0.0, 2.0], [3.0, 1.0]], dtype=torch.float64)  # 1 or more away
+in_grid = partial(second_derivative_in_points, a=on_grid, b=grid_centres)
+shared = [p for p in orders if not in_grid(cdist_by_differences(p)).isfinite().all()]
+print("points on a grid, by differences, p with second derivatives not finite:", shared)
+assert shared == [1.5, 2.5]
+assert all(in_grid(cdist_by_differences(p)).isfinite().all() for p in (4.0, float("inf")))
+at_shared = {}  # for the point (0, 0) and the centre (0, 2), in the first coordinate
+for p in orders:
+    assert in_grid(smoothed(p)).isfinite().all()
+    at_shared[p] = hessian_of_smoothed(p, on_grid[:1].detach(), grid_centres[:1])[0, 0].item()
+    assert 0.1 < at_shared[p] / 1e-12 ** ((p - 2) / 2) < 10
+print("smoothed, second derivative at a shared coordinate:")
+print(", ".join(f"p={p}: {value:.2g}" for p, value in at_shared.items()))
+assert in_grid(cdist_by_differences(1.0)).eq(0).all()
 
 # %%
 # ``derivative for aten::_ctc_loss_backward is not implemented``
@@ -254,22 +372,27 @@ assert "the derivative for '_cdist_backward' is not implemented" in message
 # kernel of its own, which has no derivative. **Fix:** the loss computed by
 # CTC's forward recursion written with PyTorch operations, which autograd
 # differentiates to any order (slower: a Python loop over time steps). It is
-# a sketch: for an impossible alignment it returns about ``1e30`` where
-# ``ctc_loss`` returns ``inf``, it has no ``zero_infinity``, and it takes the
-# targets only padded, as a 2-D tensor (not concatenated in 1-D). It is
-# compared with ``ctc_loss`` through a ``log_softmax``, as ``ctc_loss``
-# expects: its own gradient assumes normalised log-probabilities.
+# a sketch. It returns the sum over the batch, as ``reduction="sum"`` does,
+# not ``ctc_loss``'s default, which divides each loss by its target length
+# and averages over the batch. For an impossible alignment (a target too
+# long for its input) it returns about ``1e30`` and a finite gradient that
+# means nothing, where ``ctc_loss`` returns ``inf`` and a gradient of
+# ``nan`` (run below). It has no ``zero_infinity``, takes no empty target,
+# and takes the targets only padded, as a 2-D tensor (not concatenated in
+# 1-D). It is compared with ``ctc_loss`` through a ``log_softmax``, as
+# ``ctc_loss`` expects: its own gradient assumes normalised log-probabilities.
 #
 # Under a transform of :mod:`torch.func` (``grad``, ``jacrev``), pass
 # ``ctc_loss`` its ``input_lengths`` and ``target_lengths`` as tensors: with
 # Python lists, even its first derivative stops with "Cannot access data
 # pointer of Tensor that doesn't have storage" (run below). On a CUDA device,
 # ``ctc_loss`` may take cuDNN's kernel instead, ``_cudnn_ctc_loss``, which
-# this page, built on a CPU, does not run: its backward multiplies the
-# incoming gradient by a gradient computed in the forward pass (:ref:`the
-# section on GPUs <error-index-gpu>`), so double backward there need not stop
-# with this message. Check a second derivative through it with
-# ``gradgradcheck`` on that device, or use the recursion.
+# this page, built on a CPU, does not run: its backward starts from a
+# gradient that the kernel computed in the forward pass, handed to a helper
+# rather than to a backward operator (:ref:`the section on GPUs
+# <error-index-gpu>`), so double backward there need not stop with this
+# message. Check a second derivative through it with ``gradgradcheck`` on
+# that device, or use the recursion.
 
 ctc_inputs = dict(
     targets=torch.tensor([[1, 1, 2], [3, 1, 0]]),
@@ -330,6 +453,16 @@ def tiny_ctc(log_probs):
 
 
 assert gradcheck(tiny_ctc, (tiny,)) and gradgradcheck(tiny_ctc, (tiny,))
+assert not torch.allclose(loss, F.ctc_loss(logits.log_softmax(2), **ctc_inputs))  # the mean
+
+short = tiny[:2].detach().requires_grad_()  # 2 steps, too few for labels 1, blank, 1
+impossible = dict(targets=torch.tensor([[1, 1]]), input_lengths=[2], target_lengths=[2])
+by_recursion = ctc_loss_by_recursion(short, **impossible)
+by_builtin = builtin_ctc(short, **impossible)
+print("impossible alignment:", by_recursion.item(), by_builtin.item())
+assert by_recursion > 1e29 and by_builtin.isinf()
+assert torch.autograd.grad(by_recursion, short)[0].isfinite().all()
+assert torch.autograd.grad(by_builtin, short)[0].isnan().all()
 
 
 def ctc_under_grad(input_lengths, target_lengths):
@@ -356,8 +489,9 @@ assert torch.allclose(
 # compute_mode="use_mm_for_euclid_dist")``, keeping the pairs above the
 # diagonal that ``torch.triu_indices(n, n, 1)`` lists, in the order of
 # ``pdist``, with the loss of precision that the ``cdist`` entry shows; for
-# any ``p``, the differences of those pairs of rows and their norm, with the
-# ``cdist`` entry's caveat for rows that coincide.
+# other ``p``, or where that precision matters, the norm of the differences
+# of those pairs of rows, with the ``cdist`` entry's caveats for rows that
+# coincide or share a coordinate (the diagonal, left out, needs none).
 
 
 def second_derivative_in_rows(distance):
@@ -370,15 +504,19 @@ def pdist_by_products(rows):
     return torch.cdist(rows, rows, compute_mode="use_mm_for_euclid_dist")[first, second]
 
 
-def pdist_by_differences(rows):
+def pdist_by_differences(rows, p=2.0):
     first, second = torch.triu_indices(len(rows), len(rows), 1)
-    return (rows[first] - rows[second]).norm(dim=-1)
+    return (rows[first] - rows[second]).norm(p=p, dim=-1)
 
 
 message = message_of(NotImplementedError, lambda: second_derivative_in_rows(torch.pdist))
 assert "the derivative for '_pdist_backward' is not implemented" in message
 assert torch.allclose(pdist_by_products(points), torch.pdist(points))
-assert torch.allclose(pdist_by_differences(points), torch.pdist(points))
+for p in (1.0, 2.0, 3.0):
+    assert torch.allclose(pdist_by_differences(points, p), torch.pdist(points, p))
+for p in (1.5, 2.0, 2.5):  # cdist(x, x) summed counts each pair twice: 4 times this
+    by_pairs = second_derivative_to_itself(partial(pdist_by_differences, p=p))
+    assert torch.allclose(4 * by_pairs, exact[p])
 by_products = second_derivative_in_rows(pdist_by_products)
 assert by_products.isfinite().all()
 assert torch.allclose(by_products, second_derivative_in_rows(pdist_by_differences))
@@ -390,48 +528,88 @@ assert torch.allclose(by_products, second_derivative_in_rows(pdist_by_difference
 # **Cause:** ``torch.nn.functional.embedding_bag`` and ``nn.EmbeddingBag``,
 # which sum, average or take the maximum of rows of a table over each bag of
 # indices, compute the table's gradient with a backward that has no
-# derivative (in the modes ``"sum"``, ``"mean"`` and ``"max"`` alike).
-# **Fix:** for ``"sum"`` and ``"mean"``, look the rows up with
-# ``torch.nn.functional.embedding`` and add them up per bag with
-# ``index_add``; for bags that all have the same length, as a matrix of
-# indices, ``F.embedding(indices, table).mean(1)`` is enough. Below, a sketch
-# for a 1-D ``indices`` and ``offsets``, without ``per_sample_weights``,
-# ``padding_idx`` or ``include_last_offset``:
+# derivative (in the modes ``"sum"``, ``"mean"`` and ``"max"`` alike). With
+# ``per_sample_weights`` requiring grad, double backward in those weights
+# stops with "derivative for aten::_embedding_bag_per_sample_weights_backward
+# is not implemented". **Fix:** look the rows up with
+# ``torch.nn.functional.embedding``, multiply them by the
+# ``per_sample_weights`` if any, and add them up per bag with ``index_add``,
+# or take their maximum with ``scatter_reduce``. For bags that all have the
+# same length, as a matrix of indices, ``F.embedding(indices, table).mean(1)``
+# is enough. Below, a sketch for a 1-D ``indices`` and ``offsets``, without
+# ``padding_idx`` or ``include_last_offset``. In mode ``"max"``, where two
+# different rows of a bag tie for the maximum, ``scatter_reduce`` shares the
+# gradient between them, where ``embedding_bag`` gives it to one.
 
 table = torch.rand(10, 4, dtype=torch.float64, requires_grad=True)
 indices = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
 offsets = torch.tensor([0, 3, 3])  # three bags: 3 indices, none, 5 indices
+weights = torch.rand(8, dtype=torch.float64, requires_grad=True)  # one per index
 
 
-def embedding_bag_by_lookup(indices, table, offsets, mode="mean"):
-    """``embedding_bag`` for 1-D indices and offsets, mode "sum" or "mean"."""
+def embedding_bag_by_lookup(indices, table, offsets, mode="mean", per_sample_weights=None):
+    """``embedding_bag`` for 1-D indices and offsets, in mode "sum", "mean" or "max"."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode {mode!r}: embedding_bag's modes are sum, mean and max")
+    if per_sample_weights is not None and mode != "sum":
+        raise ValueError("per_sample_weights go with mode 'sum' only, as in embedding_bag")
     lengths = torch.diff(offsets, append=torch.tensor([len(indices)], device=offsets.device))
     bag = torch.repeat_interleave(torch.arange(len(offsets), device=offsets.device), lengths)
     rows = torch.nn.functional.embedding(indices, table)
-    sums = table.new_zeros(len(offsets), table.shape[1]).index_add(0, bag, rows)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1)
+    bags = table.new_zeros(len(offsets), table.shape[1])  # an empty bag: zeros
+    if mode == "max":
+        return bags.scatter_reduce(
+            0, bag.unsqueeze(1).expand_as(rows), rows, "amax", include_self=False
+        )
+    sums = bags.index_add(0, bag, rows)
     if mode == "sum":
         return sums
-    return sums / lengths.clamp(min=1).unsqueeze(1).to(table.dtype)  # an empty bag: zeros
+    return sums / lengths.clamp(min=1).unsqueeze(1).to(table.dtype)
 
 
-def second_derivative_in_table(bags):
-    (grad,) = torch.autograd.grad(bags(table).pow(2).sum(), table, create_graph=True)
-    return torch.autograd.grad(grad.pow(2).sum(), table)[0]
+def second_derivative_in(tensor, bags):
+    (grad,) = torch.autograd.grad(bags(tensor).pow(2).sum(), tensor, create_graph=True)
+    return torch.autograd.grad(grad.pow(2).sum(), tensor)[0]
+
+
+def builtin_weighted(w):
+    return F.embedding_bag(indices, table, offsets, mode="sum", per_sample_weights=w)
 
 
 message = message_of(
     NotImplementedError,
-    lambda: second_derivative_in_table(lambda t: F.embedding_bag(indices, t, offsets)),
+    lambda: second_derivative_in(table, lambda t: F.embedding_bag(indices, t, offsets)),
 )
 assert "the derivative for '_embedding_bag_backward' is not implemented" in message
-for mode in ("sum", "mean"):
+message = message_of(RuntimeError, lambda: second_derivative_in(weights, builtin_weighted))
+assert "derivative for aten::_embedding_bag_per_sample_weights_backward is not" in message
+for mode in ("sum", "mean", "max"):
+    by_lookup = embedding_bag_by_lookup(indices, table, offsets, mode)
+    builtin = F.embedding_bag(indices, table, offsets, mode=mode)
+    assert torch.allclose(by_lookup, builtin)
     assert torch.allclose(
-        embedding_bag_by_lookup(indices, table, offsets, mode),
-        F.embedding_bag(indices, table, offsets, mode=mode),
+        torch.autograd.grad(by_lookup.pow(2).sum(), table)[0],
+        torch.autograd.grad(builtin.pow(2).sum(), table)[0],
     )
-second = second_derivative_in_table(lambda t: embedding_bag_by_lookup(indices, t, offsets))
+    assert gradgradcheck(
+        partial(embedding_bag_by_lookup, indices, offsets=offsets, mode=mode), (table,)
+    )
+second = second_derivative_in(table, lambda t: embedding_bag_by_lookup(indices, t, offsets))
 assert second.abs().sum() > 0  # not zero: the loss squares the means
-assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (table,))
+weighted = partial(embedding_bag_by_lookup, indices, offsets=offsets, mode="sum")
+assert torch.allclose(weighted(table, per_sample_weights=weights), builtin_weighted(weights))
+assert gradgradcheck(lambda t, w: weighted(t, per_sample_weights=w), (table, weights))
+
+twins = table.detach()[:1].repeat(2, 1).requires_grad_()  # two rows, equal
+for bags, gradient in ((embedding_bag_by_lookup, [0.5, 0.5]), (F.embedding_bag, [1.0, 0.0])):
+    maximum = bags(torch.tensor([0, 1]), twins, torch.tensor([0]), mode="max")
+    assert torch.autograd.grad(maximum.sum(), twins)[0][:, 0].tolist() == gradient
+
+matrix = torch.tensor([[1, 2, 3], [4, 5, 6]])  # bags of the same length
+assert torch.allclose(F.embedding(matrix, table).mean(1), F.embedding_bag(matrix, table))
+assert gradgradcheck(lambda t: F.embedding(matrix, t).mean(1), (table,))
 
 # %%
 # .. _error-index-forward-ad:
@@ -442,22 +620,26 @@ assert gradgradcheck(lambda t: embedding_bag_by_lookup(indices, t, offsets), (ta
 # **Cause:** :func:`torch.func.hessian` and ``jacfwd`` differentiate in
 # forward mode (``hessian`` is ``jacfwd`` of ``jacrev``), which needs a
 # forward-mode formula for each operator on the way, and the operators of
-# this page have none: ``cdist``, on either path (so the first fix of its
-# entry fails here), ``pdist``, the CPU flash kernel of attention,
+# the entries above have none: ``cdist``, on either path (so the first fix
+# of its entry fails here), ``pdist``, the CPU flash kernel of attention,
 # ``ctc_loss`` and ``embedding_bag`` (below; the message names the operator
-# met). **Fix:** for the distances through the matrix products of ``cdist``,
+# met). An operator that has a forward-mode formula, while its backward
+# operator has no formula at all, such as ``hardsigmoid`` of :ref:`the last
+# section <error-index-more>`, lets ``jacfwd`` through and stops ``hessian``
+# only, with a message worded otherwise: "Trying to use forward AD with
+# aten::hardsigmoid_backward that does not support it." (run below).
+# **Fix:** for the distances through the matrix products of ``cdist``,
 # whose only obstacle is forward mode, reverse mode twice:
 # ``torch.func.jacrev(torch.func.jacrev(f))`` or
 # :func:`torch.autograd.functional.hessian`, whose default is reverse over
 # reverse. For the operators themselves that does not help: reverse over
 # reverse is double backward, which stops at their entry's message (run
 # below with :func:`torch.autograd.functional.hessian`, for ``pdist`` and the
-# default ``cdist``). Their entries' fixes do
-# pass :func:`torch.func.hessian`, as the code below checks: the distances
-# by differences, the math backend of attention, CTC by its recursion and
-# ``embedding_bag`` by lookup.
-
-from functools import partial
+# default ``cdist``). Their entries' fixes do pass
+# :func:`torch.func.hessian`, as the code below checks: the distances by
+# differences (``cdist_to_itself`` too, and the smoothed norm in its entry),
+# the math backend of attention, CTC by its recursion, and ``embedding_bag``
+# by lookup, in each mode and with weights.
 
 
 def total_distance(a):
@@ -501,10 +683,22 @@ for name, function, tensor in builtins:
     message = message_of(NotImplementedError, partial(hessian_of, function, tensor))
     assert f"Trying to use forward AD with {name} that does not support it" in message
 
+assert torch.func.jacfwd(F.hardsigmoid)(points.detach()).isfinite().all()
+message = message_of(
+    NotImplementedError, partial(hessian_of, lambda a: F.hardsigmoid(a).sum(), points)
+)
+assert (
+    "Trying to use forward AD with aten::hardsigmoid_backward that does not support it" in message
+)
+
 fixes = [
-    (lambda a: pdist_by_differences(a).sum(), points),
+    (lambda a: pdist_by_differences(a, 1.5).sum(), points),
+    (lambda a: cdist_to_itself(a, 1.5).sum(), points),
     (lambda lp: ctc_loss_by_recursion(lp, **tiny_targets), tiny),
     (lambda t: embedding_bag_by_lookup(indices, t, offsets).pow(2).sum(), table),
+    (lambda t: embedding_bag_by_lookup(indices, t, offsets, "max").pow(2).sum(), table),
+    (lambda w: weighted(table, per_sample_weights=w).pow(2).sum(), weights),
+    (lambda t: F.embedding(matrix, t).mean(1).pow(2).sum(), table),
 ]
 for function, tensor in fixes:
     assert hessian_of(function, tensor).isfinite().all()
@@ -529,7 +723,15 @@ assert attention_hessian.isfinite().all()
 #   device): every derivative of ``_cudnn_rnn_backward`` is
 #   ``not_implemented``. PyTorch's message suggests running the forward pass
 #   under ``torch.backends.cudnn.flags(enabled=False)``, so that the network
-#   takes a path made of differentiable operations.
+#   takes a path made of differentiable operations. For ``nn.LSTM`` and
+#   ``nn.GRU``, that path goes through fused cells on a CUDA device
+#   (``_thnn_fused_lstm_cell`` and ``_thnn_fused_gru_cell``, in PyTorch's
+#   ``aten/src/ATen/native/RNN.cpp``). Under ``create_graph=True``, their
+#   backward formulas call differentiable versions of themselves
+#   (``_thnn_differentiable_lstm_cell_backward`` and its GRU twin), so double
+#   backward works; but the cells have no forward-mode formula (no line for
+#   ``result``, checked below), so :func:`torch.func.hessian` and ``jacfwd``
+#   should still stop there.
 # * The CUDA kernels of ``scaled_dot_product_attention`` (flash,
 #   memory-efficient, cuDNN), like the CPU one above: their backward
 #   operators have no derivative formula. Unlike on the CPU, dropout in
@@ -544,8 +746,10 @@ assert attention_hessian.isfinite().all()
 #   meeting them, so test double backward through attention in the dtype
 #   that training uses.
 # * cuDNN's CTC kernel (``_cudnn_ctc_loss``): its formula, printed below,
-#   multiplies the incoming gradient by ``result1``, a gradient that the
-#   kernel computed in the forward pass.
+#   passes the incoming gradient and ``result1``, a gradient that the kernel
+#   computed in the forward pass, to a helper of PyTorch's autograd
+#   (``_cudnn_ctc_loss_backward``, in ``FunctionsManual.cpp``, whose body
+#   this page does not show), not to a backward operator.
 #
 # The same file confirms what the built-in entries above met: the backward
 # operators of the attention kernels and of CTC have no derivative formula of
@@ -587,6 +791,11 @@ assert cudnn_ctc == ["log_probs: _cudnn_ctc_loss_backward(grad, result0, result1
 for backward in ("_cdist_backward", "_pdist_backward"):
     print(f"{backward}:", entries[backward])
     assert all("not_implemented" in line for line in entries[backward])
+for cell in ("_thnn_fused_lstm_cell", "_thnn_fused_gru_cell"):
+    formulas_for = [line.split(":")[0] for line in entries[cell]]  # what each line differentiates
+    print(f"{cell}: formulas for", formulas_for)
+    assert "GradMode::is_enabled() ? _thnn_differentiable_" in " ".join(entries[cell])
+    assert not any(names.startswith("result") for names in formulas_for)  # no forward mode
 
 # %%
 # .. _error-index-more:
@@ -601,8 +810,18 @@ for backward in ("_cdist_backward", "_pdist_backward"):
 # concern only an input that needs no gradient in practice (the saved
 # statistics of ``native_layer_norm_backward``). A first derivative named
 # otherwise escapes the list: ``_standard_gamma_grad``, which the gradient
-# of a sample of ``torch.distributions.Gamma`` calls, has no derivative, and
-# double backward through ``Gamma(...).rsample()`` stops there (run below).
+# of a sample of ``torch.distributions.Gamma`` in its concentration calls,
+# has no derivative, and double backward through ``Gamma(...).rsample()`` in
+# the concentration stops there (run below). This page has no fix for it:
+# that gradient is, up to its sign, the derivative of the gamma
+# distribution's CDF in its shape divided by the density, which
+# ``_standard_gamma_grad`` approximates with series (in PyTorch's
+# ``Distributions.h``), and which PyTorch differentiates nowhere
+# (``torch.special.gammainc``, the CDF, stops with "the derivative for
+# 'igamma: input' is not implemented", run below). Second derivatives in
+# the other inputs, such as the rate, still work: the second
+# ``torch.autograd.grad`` runs only the nodes on the way to the inputs it is
+# given (run below too).
 
 not_implemented = sorted(
     name
@@ -613,44 +832,146 @@ print(", ".join(not_implemented))
 assert {"_cdist_backward", "_pdist_backward", "_embedding_bag_backward"} <= set(not_implemented)
 
 concentration = torch.tensor([2.0, 3.0], dtype=torch.float64, requires_grad=True)
-sample = torch.distributions.Gamma(concentration, torch.ones(2, dtype=torch.float64)).rsample()
-(grad,) = torch.autograd.grad(sample.sum(), concentration, create_graph=True)
-message = message_of(NotImplementedError, lambda: torch.autograd.grad(grad.sum(), concentration))
+rate = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+sample = torch.distributions.Gamma(concentration, rate).rsample()
+in_concentration, in_rate = torch.autograd.grad(
+    sample.pow(2).sum(), (concentration, rate), create_graph=True
+)
+message = message_of(
+    NotImplementedError, lambda: torch.autograd.grad(in_concentration.sum(), concentration)
+)
 assert "the derivative for '_standard_gamma_grad' is not implemented" in message
 assert "_standard_gamma_grad" not in not_implemented
+second_in_rate = torch.autograd.grad(in_rate.sum(), rate)[0]
+assert torch.allclose(second_in_rate, 6 * sample.detach() ** 2 / rate.detach() ** 2)
+message = message_of(
+    NotImplementedError,
+    lambda: torch.autograd.grad(
+        torch.special.gammainc(concentration, sample.detach()).sum(), concentration
+    ),
+)
+assert "the derivative for 'igamma: input' is not implemented" in message
 
 # %%
 # An operator whose backward has no formula at all, as for attention and CTC
-# above, is not on that list. Four more of those, each run below, stop with
-# "derivative for aten::NAME is not implemented": ``multi_margin_loss``,
-# ``multilabel_margin_loss``, ``segment_reduce`` and ``hardsigmoid``.
+# above, is not on that list. Four more of those stop with "derivative for
+# aten::NAME is not implemented". Each is run below with its fix, which
+# gives the same values and gradients and can be differentiated twice:
+#
+# * ``hardsigmoid``, also through ``nn.Hardsigmoid`` (which the
+#   squeeze-and-excitation blocks of torchvision's MobileNetV3 use, in its
+#   sources): ``F.relu6(x + 3) / 6``, whose gradient is 0 at -3 and 3, as
+#   ``hardsigmoid``'s is; that of ``(x / 6 + 0.5).clamp(0, 1)`` is 1/6 there.
+#   In float64, ``hardsigmoid``'s own gradient is 1/6 rounded to float32,
+#   so the gradients agree to float32's precision only;
+# * ``multi_margin_loss``, with its defaults: the hinges
+#   ``F.relu(1 - s[y] + s[i])`` of the scores ``s``, for each class ``i``
+#   other than the target ``y``, summed over ``i``, divided by the number of
+#   classes and averaged over the batch. Where a hinge is exactly 0, the
+#   gradient of ``F.relu`` is 0, as the loss's is; that of ``clamp(min=0)``
+#   is 1;
+# * ``multilabel_margin_loss``: the same hinges for each pair of a target
+#   class ``y`` and a class ``i`` that is not one, a class listed twice as a
+#   target counting twice;
+# * ``segment_reduce`` with ``"sum"``: ``index_add`` of each value into its
+#   segment.
+#
+# The scores go through a ``tanh`` first, which stands for the layers before
+# the loss: a margin loss is piecewise linear, and its gradient alone does
+# not depend on the scores, so it would have nothing to differentiate again.
 
 scores = torch.rand(2, 3, dtype=torch.float64, requires_grad=True)
-no_formula = [  # (its backward operator, a loss of the scores)
-    ("multi_margin_loss_backward", lambda s: F.multi_margin_loss(s, torch.tensor([1, 0]))),
+targets = torch.tensor([1, 0])  # one class per row
+target_lists = torch.tensor([[1, 1, -1], [0, 2, -1]])  # up to the first -1
+lengths = torch.tensor([2, 4])  # segments of the 6 scores
+
+
+def hardsigmoid_by_relu6(x):
+    return F.relu6(x + 3) / 6
+
+
+def multi_margin_by_hinges(s, y):
+    """multi_margin_loss(s, y) with its defaults (p=1, margin=1, no weight, mean)."""
+    hinges = F.relu(1 - s.gather(1, y.unsqueeze(1)) + s)
+    return hinges.scatter(1, y.unsqueeze(1), 0).sum(1).div(s.shape[1]).mean()
+
+
+def multilabel_margin_by_hinges(s, y):
+    """multilabel_margin_loss(s, y): y lists each row's target classes, up to its first -1."""
+    listed = (y >= 0).cumprod(1).unsqueeze(2)
+    times = (F.one_hot(y.clamp(min=0), s.shape[1]) * listed).sum(1)  # as a target, per class
+    pairs = times.unsqueeze(2) * (times == 0).unsqueeze(1)  # (target y, other class i)
+    hinges = F.relu(1 - s.unsqueeze(2) + s.unsqueeze(1))  # 1 - s[y] + s[i]
+    return (hinges * pairs).sum((1, 2)).div(s.shape[1]).mean()
+
+
+def segment_sum_by_index_add(data, lengths):
+    segment = torch.repeat_interleave(torch.arange(len(lengths), device=data.device), lengths)
+    return data.new_zeros(len(lengths)).index_add(0, segment, data)
+
+
+no_formula = [  # (its backward operator, a loss of the scores, the same loss by the fix)
+    (
+        "multi_margin_loss_backward",
+        lambda s: F.multi_margin_loss(s, targets),
+        lambda s: multi_margin_by_hinges(s, targets),
+    ),
     (
         "multilabel_margin_loss_backward",
-        lambda s: F.multilabel_margin_loss(s, torch.tensor([[1, -1, 0], [0, 2, -1]])),
+        lambda s: F.multilabel_margin_loss(s, target_lists),
+        lambda s: multilabel_margin_by_hinges(s, target_lists),
     ),
     (
         "_segment_reduce_backward",
-        lambda s: (
-            torch.segment_reduce(s.flatten(), "sum", lengths=torch.tensor([2, 4])).pow(2).sum()
-        ),
+        lambda s: torch.segment_reduce(s.flatten(), "sum", lengths=lengths).pow(2).sum(),
+        lambda s: segment_sum_by_index_add(s.flatten(), lengths).pow(2).sum(),
     ),
-    ("hardsigmoid_backward", lambda s: F.hardsigmoid(s).pow(2).sum()),
+    (
+        "hardsigmoid_backward",
+        lambda s: torch.nn.Hardsigmoid()(s).pow(2).sum(),
+        lambda s: hardsigmoid_by_relu6(s).pow(2).sum(),
+    ),
 ]
 
 
+def after_tanh(loss):
+    return lambda s: loss(s.tanh())
+
+
 def second_derivative_in_scores(loss):
-    (grad,) = torch.autograd.grad(loss(scores), scores, create_graph=True)
+    (grad,) = torch.autograd.grad(after_tanh(loss)(scores), scores, create_graph=True)
     return torch.autograd.grad(grad.pow(2).sum(), scores)[0]
 
 
-for backward, loss in no_formula:
+for backward, loss, fix in no_formula:
     message = message_of(RuntimeError, partial(second_derivative_in_scores, loss))
     assert f"derivative for aten::{backward} is not implemented" in message
+    assert torch.allclose(fix(scores), loss(scores))
+    assert torch.allclose(
+        torch.autograd.grad(fix(scores), scores)[0], torch.autograd.grad(loss(scores), scores)[0]
+    )
+    assert second_derivative_in_scores(fix).abs().sum() > 0
+    assert gradgradcheck(after_tanh(fix), (scores,))
+    assert hessian_of(after_tanh(fix), scores).isfinite().all()
 
+kinks = torch.tensor([-3.0, 3.0], dtype=torch.float64, requires_grad=True)
+for activation, at_kinks in [
+    (F.hardsigmoid, [0.0, 0.0]),
+    (hardsigmoid_by_relu6, [0.0, 0.0]),
+    (lambda x: (x / 6 + 0.5).clamp(0, 1), [1 / 6, 1 / 6]),
+]:
+    assert torch.autograd.grad(activation(kinks).sum(), kinks)[0].tolist() == at_kinks
+on_the_hinge = torch.tensor([[0.0, 1.0, 0.0]], dtype=torch.float64, requires_grad=True)
+for loss, by_hinges, target in [
+    (F.multi_margin_loss, multi_margin_by_hinges, torch.tensor([1])),
+    (F.multilabel_margin_loss, multilabel_margin_by_hinges, torch.tensor([[1, -1, 0]])),
+]:
+    builtin_gradient = torch.autograd.grad(loss(on_the_hinge, target), on_the_hinge)[0]
+    fix_gradient = torch.autograd.grad(by_hinges(on_the_hinge, target), on_the_hinge)[0]
+    assert torch.equal(builtin_gradient, fix_gradient) and builtin_gradient.eq(0).all()
+middle = torch.tensor([0.5], dtype=torch.float64, requires_grad=True)
+slope = torch.autograd.grad(F.hardsigmoid(middle).sum(), middle)[0].item()
+assert slope != 1 / 6 and slope == torch.tensor(1 / 6, dtype=torch.float32).item()
 
 # %%
 # Back to :doc:`the summary </summary>`, or to :ref:`the list of lessons <lessons>`.

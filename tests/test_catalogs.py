@@ -574,3 +574,17 @@ def test_markup_that_rest_reads_as_text_is_refused(tmp_path):
     assert "escaped space" in error
     write_po(po, [(english, "（见下文。）\\ :ref:`第 1 课 <lesson-a>`\\ 使用 ``x``\\ （一个张量）。")], SIGNED)  # fmt: skip
     assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []
+
+
+def test_a_doubled_backslash_is_refused_in_rest(tmp_path):
+    """Two backslashes before a space are a backslash on the page and a
+    space, not the escaped space that one backslash is."""
+    base = tmp_path / "zh_CN" / "LC_MESSAGES"
+    english = "(See below.) :ref:`Lesson 01 <lesson-a>`."
+    po = write_po(
+        base / "a.po", [(english, "（见下文。）\\\\ :ref:`第 1 课 <lesson-a>`。")], SIGNED
+    )
+    (error,) = catalogs.check(["zh_CN"], True, tmp_path, tmp_path)
+    assert error.startswith(f"{po}:{polib.pofile(str(po))[0].linenum}: msgstr shows a backslash")
+    write_po(po, [(english, "（见下文。）\\ :ref:`第 1 课 <lesson-a>`。")], SIGNED)
+    assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []

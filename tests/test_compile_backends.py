@@ -6,19 +6,30 @@ code generation) and says that the default ``inductor`` backend gives the same
 result on each of its examples. A lesson cannot run inductor (it compiles C++
 and costs seconds), so this module builds the lesson's examples itself and
 runs each with both backends: what the compiled part saves for its backward,
-whether a second pass raises or is silently wrong, the gradient penalty through
-the compiled critic, the step that compiles only what is differentiated once,
-and ``torch.func.grad`` inside the compiled function (with the lesson's
-Function, and with the built-in softplus for contrast). The examples draw their
-own random values, not the lesson's. It is slow: every case compiles with
-inductor.
+whether a second pass raises or is silently wrong, the donated buffers after an
+ordinary backward and with dynamic shapes, the gradient penalty through the
+compiled critic, the step that compiles only what is differentiated once, and
+``torch.func.grad`` inside the compiled function (with the lesson's Function,
+and with the built-in softplus for contrast). The examples draw their own random
+values, not the lesson's. It is slow: every case compiles with inductor.
+
+inductor keeps what it compiles in AOTAutograd's cache on disk, and whichever
+backward first compiled a graph there, in this process or an earlier one,
+decides whether later backwards that keep the graph raise (the lesson says so,
+and the last test checks it). So this module compiles in a cache folder of its
+own, with AOTAutograd's cache turned off except in that test: no earlier run,
+and no order of the tests, decides an outcome.
 """
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 from torch import nn
+from torch._dynamo.utils import counters
+from torch._inductor.utils import fresh_cache
 
 DOUBLE_BACKWARD = "torch.compile with aot_autograd does not currently support double backward"
 BACKENDS = ["aot_eager_decomp_partition", "inductor"]
@@ -73,6 +84,15 @@ def new_x():
 def h_second(f, x, wrt=None):
     (grad,) = torch.autograd.grad((f(x) + x**2).sum(), x, create_graph=True)
     return torch.autograd.grad(grad.sum(), x if wrt is None else wrt)[0]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def private_cache():
+    """An empty cache folder of this module's own, and no AOTAutograd cache."""
+    with fresh_cache(), torch._functorch.config.patch(enable_autograd_cache=False):
+        # TORCHINDUCTOR_AUTOGRAD_CACHE, if set, would override the patch
+        assert not torch._functorch.config.enable_autograd_cache
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -133,19 +153,46 @@ def test_a_compiled_part_that_saves_nothing_tracked_alone(backend):
 DONATED = "This backward function was compiled with non-empty donated buffers"
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("donated_buffer", [True, False])
-def test_an_ordinary_backward_first_donates_buffers(donated_buffer, backend):
+def ordinary_backward_first(backend, f=two_tanh):
     x = new_x()
-    with torch._functorch.config.patch(donated_buffer=donated_buffer):
-        compiled_f = torch.compile(two_tanh, backend=backend)
-        torch.autograd.grad(compiled_f(x).sum(), x)  # an ordinary backward first
-        # inductor, on this example, does not raise (lesson 13 says so)
-        if donated_buffer and backend != "inductor":
-            with pytest.raises(RuntimeError, match=DONATED):
-                h_second(compiled_f, x)
-        else:
-            assert torch.equal(h_second(compiled_f, x), torch.full_like(x, 2.0))
+    compiled_f = torch.compile(f, backend=backend, dynamic=False)
+    torch.autograd.grad(compiled_f(x).sum(), x)  # an ordinary backward first
+    return compiled_f, x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_ordinary_backward_first_donates_buffers(backend):
+    compiled_f, x = ordinary_backward_first(backend)
+    with pytest.raises(RuntimeError, match=DONATED):
+        h_second(compiled_f, x)
+    # The flag counts when the later backward runs: the same compiled function
+    # then gives the x**2 term alone, as when its first backward kept the graph.
+    with torch._functorch.config.patch(donated_buffer=False):
+        assert torch.equal(h_second(compiled_f, x), torch.full_like(x, 2.0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_flag_off_only_while_compiling_changes_nothing(backend):
+    with torch._functorch.config.patch(donated_buffer=False):
+        compiled_f, x = ordinary_backward_first(backend)
+    with pytest.raises(RuntimeError, match=DONATED):
+        h_second(compiled_f, x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dynamic_shapes_donate_before_any_ordinary_backward(backend):
+    x = new_x()
+    with pytest.raises(RuntimeError, match=DONATED):
+        h_second(torch.compile(two_tanh, backend=backend, dynamic=True), x)
+    # The critic, with the default dynamic=None: the first batch size compiles
+    # for fixed shapes, the second with a symbolic batch size.
+    critic = Critic()
+    compiled = torch.compile(critic.model, backend=backend)
+    with pytest.raises(RuntimeError) as error:
+        critic.penalty_grads(compiled, batch=32)
+    assert str(error.value) == DOUBLE_BACKWARD
+    with pytest.raises(RuntimeError, match=DONATED):
+        critic.penalty_grads(compiled, batch=16)
 
 
 class Softplus(torch.autograd.Function):
@@ -180,17 +227,18 @@ class Critic:
         self.fake = torch.randn(32, 2, dtype=torch.float64)
         self.mix = torch.rand(32, 1, dtype=torch.float64)
 
-    def x_hat(self):
-        return self.mix * self.real + (1 - self.mix) * self.fake
+    def x_hat(self, batch=32):
+        m, r, f = self.mix[:batch], self.real[:batch], self.fake[:batch]
+        return m * r + (1 - m) * f
 
-    def penalty(self, model):
-        x_hat = self.x_hat().requires_grad_()
+    def penalty(self, model, batch=32):
+        x_hat = self.x_hat(batch).requires_grad_()
         (grad,) = torch.autograd.grad(model(x_hat).sum(), x_hat, create_graph=True)
         return ((grad.norm(dim=1) - 1) ** 2).mean()
 
-    def penalty_grads(self, model):
+    def penalty_grads(self, model, batch=32):
         params = list(self.model.parameters())
-        return torch.autograd.grad(self.penalty(model), params, allow_unused=True)
+        return torch.autograd.grad(self.penalty(model, batch), params, allow_unused=True)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -200,6 +248,8 @@ def test_a_gradient_penalty_through_the_compiled_critic_raises(backend):
     x_hat = critic.x_hat().requires_grad_()
     saved = compiled(x_hat).grad_fn.saved_tensors
     assert sum(t is x_hat for t in saved) == 1
+    weights = (critic.model[0].weight, critic.model[2].weight)
+    assert sum(any(t is p for t in saved) for p in weights) == 2  # as they are
     assert sum(t.requires_grad for t in saved) == 3  # x_hat and the two weights
     for second_pass in (
         lambda: critic.penalty(compiled).backward(),
@@ -274,3 +324,34 @@ def test_func_grad_inside_the_compiled_function(call, activation, backend):
     )
     same = [None if g is None else torch.allclose(g, e) for g, e in zip(grads, eager, strict=True)]
     assert same == expected
+
+
+def cache_lookups():
+    return {k: n for k, n in counters["aot_autograd"].items() if k.startswith("autograd_cache")}
+
+
+@pytest.mark.parametrize("first", ["ordinary", "keeps the graph"])
+def test_inductor_s_cache_lets_the_first_backward_decide(first):
+    """With AOTAutograd's cache on, in an empty folder: the backward that first
+    compiled the graph decides, after torch._dynamo.reset() too."""
+    before = cache_lookups()
+    with fresh_cache(), torch._functorch.config.patch(enable_autograd_cache=True):
+        if first == "ordinary":
+            ordinary_backward_first("inductor")
+        else:
+            x = new_x()
+            h_second(torch.compile(two_tanh, backend="inductor", dynamic=False), x)
+        saved = cache_lookups().get("autograd_cache_saved", 0)
+        assert saved > before.get("autograd_cache_saved", 0)
+        assert os.listdir(os.path.join(os.environ["TORCHINDUCTOR_CACHE_DIR"], "aotautograd"))
+        torch._dynamo.reset()
+        hits = cache_lookups().get("autograd_cache_hit", 0)
+        # Now the other way round, which on an empty cache gives the other outcome.
+        if first == "ordinary":
+            x = new_x()
+            with pytest.raises(RuntimeError, match=DONATED):
+                h_second(torch.compile(two_tanh, backend="inductor", dynamic=False), x)
+        else:
+            compiled_f, x = ordinary_backward_first("inductor")
+            assert torch.equal(h_second(compiled_f, x), torch.full_like(x, 2.0))
+        assert cache_lookups().get("autograd_cache_hit", 0) > hits

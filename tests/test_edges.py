@@ -103,8 +103,11 @@ def palette_of(png: bytes) -> str | None:
             if any(max(abs(a - b) for a, b in zip(c, f, strict=True)) <= 3 for f in fills)
         )
 
+    # A graph's filled nodes cover hundreds of pixels even on a card (222 at
+    # the least, measured); the anti-aliased grey edges of a drawn card
+    # picture pass through those fills too, but in 20 pixels at the most.
     light, dark = pixels(LIGHT), pixels(DARK)
-    if max(light, dark) < 20:
+    if max(light, dark) < 100:
         return None
     return "light" if light > 10 * dark else "dark" if dark > 10 * light else "both"
 

@@ -85,7 +85,10 @@ def markup_tokens(text: str, syntax: str = "rst") -> list[str]:
 
 
 def markup_problems(msgid: str, msgstr: str, syntax: str) -> list[str]:
-    """What *msgstr* lost of the markup of *msgid*."""
+    """What *msgstr* lost of the markup of *msgid*, or added: in reST, two
+    backslashes are one backslash shown on the page, not an escaped space."""
+    if syntax == "rst" and "\\\\" in msgstr and "\\\\" not in msgid:
+        return ["msgstr shows a backslash (\\\\): an escaped space is one backslash (\\ )"]
     want, got = markup_tokens(msgid, syntax), markup_tokens(msgstr, syntax)
     if want == got:
         return []

@@ -16,9 +16,10 @@ things of ``check``:
   solution: no second derivative, a wrong first derivative, a wrong forward, a
   tensor kept on ``ctx`` (alone or in a container), a ``backward`` that writes
   into the incoming gradient or detaches it, the wrong shape or dtype, and the
-  mistakes that fit the exercise. It must reject each with an
-  ``AssertionError`` whose message names the fault (the words ``WRONG``
-  lists), so that a reader learns what is wrong.
+  mistakes that fit the exercise (for lessons 01-03, also a ``backward`` that
+  leaves no graph or forgets ``return``, and a non-differentiable output). It
+  must reject each with an ``AssertionError`` whose message names the fault
+  (the words ``WRONG`` lists), so that a reader learns what is wrong.
 
 Otherwise the build fails, naming the answer that the check got wrong.
 """
@@ -112,6 +113,45 @@ def _generic(s):
 # -- the mistakes that fit each exercise, built from its solution's namespace -----------------
 
 
+def _lost(s):
+    """Lessons 01-03: a backward whose result autograd cannot differentiate, or that returns
+    nothing, and an output marked non-differentiable; each named by the check."""
+
+    def no_grad_backward(ctx, *grads):
+        with torch.no_grad():
+            return s.backward(ctx, *grads)
+
+    def numpy_backward(ctx, *grads):  # the right values, made by NumPy
+        return _each(s.backward(ctx, *grads), lambda g: torch.as_tensor(g.detach().numpy()))
+
+    def no_return(ctx, *grads):
+        s.backward(ctx, *grads)  # the gradient, computed and dropped
+
+    def mark_output(ctx, x):
+        outs = s.forward(ctx, x)
+        ctx.mark_non_differentiable(outs[0] if isinstance(outs, tuple) else outs)
+        return outs
+
+    return {
+        "a backward computed under torch.no_grad": (
+            _variant(s, backward=no_grad_backward),
+            "result has no graph, because it was computed under torch.no_grad",
+        ),
+        "a backward computed in NumPy": (
+            _variant(s, backward=numpy_backward),
+            "result has no graph, because it was computed under torch.no_grad, in NumPy",
+        ),
+        "a backward that forgets return": (
+            _variant(s, backward=no_return),
+            "did it forget return?",
+        ),
+        "the output marked non-differentiable": (
+            _variant(s, forward=mark_output),
+            "does not require grad: do not mark it non-differentiable",
+        ),
+    }
+
+
 def _log1p_square(ns):
     s = ns["Log1pSquare"]
 
@@ -124,8 +164,17 @@ def _log1p_square(ns):
         x, denominator = ctx.saved_tensors
         return grad_out * 2 * x / denominator
 
+    def save_detached(ctx, x):
+        ctx.save_for_backward(x.detach())  # a constant to autograd
+        return torch.log1p(x**2)
+
     return {
-        "1 + x**2 saved as an intermediate": (_variant(s, forward, backward), "second derivative")
+        **_lost(s),
+        "1 + x**2 saved as an intermediate": (_variant(s, forward, backward), "second derivative"),
+        "x saved detached": (
+            _variant(s, forward=save_detached),
+            "because a tensor you saved does not require grad",
+        ),
     }
 
 
@@ -150,17 +199,18 @@ def _sigmoid(ns):
         return result
 
     return {
+        **_lost(s),
         "the input saved instead of the output": (
             _variant(s, save_input, from_input),
             "save the output",
         ),
         "a second sigmoid saved instead of the output": (
             _variant(s, forward=save_a_copy),
-            "the tensor you saved is not the output you returned",
+            "does not require grad (detached, or computed in forward); the tensor you saved is not",
         ),
         "a clone of the output saved": (
             _variant(s, forward=save_a_clone),
-            "the tensor you saved is not the output you returned",
+            "does not require grad (detached, or computed in forward); the tensor you saved is not",
         ),
     }
 
@@ -192,6 +242,7 @@ def _x_exp(ns):
         return out, exp
 
     return {
+        **_lost(s),
         "exp(x) computed again in backward instead of saved": (
             _variant(s, save_input, recompute),
             "save exp(x)",
