@@ -272,7 +272,7 @@ assert torch.allclose(y.grad, 2 * y) and not torch.allclose(y.grad, 2 * y - torc
 # As in :ref:`pattern 4 <lesson-untracked-backward>`, the operator used by
 # the backward gets its own gradient,
 # :math:`\cos'(x) = -\sin(x)`. Written with ``numpy_sin``, which has a
-# gradient, every higher derivative through :mod:`torch.autograd` is covered,
+# gradient, every higher derivative through ``torch.autograd`` is covered,
 # for ``SinFunction`` too. Not through :mod:`torch.func`: its ``grad`` refuses
 # ``SinFunction`` even at first order, and ``grad`` of ``grad`` too, while
 # ``vjp`` accepts it at first order. ``grad`` records the ``backward`` it
