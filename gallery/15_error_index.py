@@ -648,20 +648,20 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 print("gradgradcheck of the wrong formula:", gradgradcheck(CubeWrongFormula.apply, (x,)))
 
 
-class CubeWrongFromOutput(Cube):
+class ExpWrongFormula(Function):
     @staticmethod
     def forward(ctx, x):
-        y = x**3
+        y = torch.exp(x)
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad_out):
         (y,) = ctx.saved_tensors
-        return 2 * y ** (2 / 3) * grad_out  # wrong: 3 * y ** (2 / 3)
+        return 2 * y * grad_out  # wrong: y * grad_out
 
 
-message = message_of(GradcheckError, lambda: gradgradcheck(CubeWrongFromOutput.apply, (x,)))
+message = message_of(GradcheckError, lambda: gradgradcheck(ExpWrongFormula.apply, (x,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 at_kink = torch.tensor([-1.0, 0.0, 1.0], dtype=torch.float64, requires_grad=True)
 message = message_of(GradcheckError, lambda: gradcheck(torch.relu, (at_kink,)))
