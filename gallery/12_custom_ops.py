@@ -521,11 +521,11 @@ assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, tor
 #   constant without a warning.
 # * :mod:`torch.func` refuses it in reverse mode and gives zeros in forward
 #   mode; only ``vmap`` runs it. A dual tensor of ``torch.autograd.forward_ad``
-#   comes out of it with no tangent, or, if its primal requires grad, raises
-#   ``NotImplementedError``. A part that :mod:`torch.func` or forward mode must
-#   differentiate is written as a Function, and so is code outside PyTorch
-#   that its ``backward`` calls (pattern 4): a second Function, not a custom
-#   operator.
+#   comes out of it with no tangent, or, if its primal requires grad (in grad
+#   mode), raises ``NotImplementedError``. A part that :mod:`torch.func` or
+#   forward mode must differentiate is written as a Function, and so is code
+#   outside PyTorch that its ``backward`` calls (pattern 4): a second
+#   Function, not a custom operator.
 # * Test with :func:`~torch.autograd.gradcheck`,
 #   :func:`~torch.autograd.gradgradcheck` and :func:`~torch.library.opcheck`.
 #
