@@ -16,8 +16,8 @@ Function to blame in a model. This lesson does all three.
 #
 # :math:`f(x) = \log(\cosh x)` has :math:`f'(x) = \tanh x` and
 # :math:`f''(x) = 1 - \tanh^2 x`. This backward computes :math:`\tanh x` from
-# a *detached* copy of the saved input, as code written for inference might.
-# The first derivative is right.
+# the saved input *detached* (``x.detach()``, an alias cut off from the
+# graph), as code written for inference might. The first derivative is right.
 
 import re
 
@@ -51,7 +51,7 @@ assert gradcheck(LogCoshDetached.apply, (x,))
 # :math:`v \, f'(x)`, as a function of :math:`x` and of an output gradient
 # :math:`v` (:ref:`the model of lesson 01 <backward-as-a-function>`). We pass
 # our own :math:`v` as ``grad_outputs``. It must require grad, as the random
-# default does: otherwise a cut reads differently (see below).
+# default does: otherwise this cut reads differently (see below).
 
 MISMATCH = "Jacobian mismatch for output 0 with respect to input 0"
 
@@ -112,24 +112,13 @@ print("path to x:", torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0])
 assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 
 # %%
-# Other failures read differently. "Numerical gradient for function expected
-# to be zero" means that no gradient for an input that requires grad has a
-# graph: code outside PyTorch (:ref:`lesson 05 <lesson-untracked-backward>`),
-# a backward run wholly under ``torch.no_grad()``, results all detached, or
-# any of the cuts above (``@once_differentiable`` included) when the output
-# gradients you pass as ``grad_outputs`` do not require grad: pass them with
-# ``requires_grad=True``. A "Jacobian mismatch" whose analytical side is
-# *not* zero means that the finite differences are inaccurate (inputs not in
-# ``float64``, see the options below, or one within ``eps`` of a kink), that
-# ``backward`` is tracked but part of it is cut off or wrong, or that other
-# Functions checked with it add second derivatives of their own (the model
-# below). A built-in operator in
-# ``backward`` whose own backward has no derivative raises PyTorch's error
-# instead (:ref:`lesson 18 <error-index-builtins>`).
-#
-# Three of these, shown: the detach of ``LogCoshDetached`` with a :math:`v`
-# that does not require grad; PyTorch's own ``torch.abs`` at its kink, with an
-# all-zero analytical side; and its ``torch.tanh`` in ``float32``, with a
+# Other failures read differently. The error index lists the causes of each
+# message and their fixes: :ref:`"Jacobian mismatch" <error-index-mismatch>`
+# and :ref:`"Numerical gradient for function expected to be zero"
+# <error-index-expected-zero>`. Three of them, shown here: the detach of
+# ``LogCoshDetached`` with a :math:`v` that does not require grad, which
+# reads "expected to be zero"; PyTorch's own ``torch.abs`` at its kink, with
+# an all-zero analytical side; and its ``torch.tanh`` in ``float32``, with a
 # non-zero one. Both pass away from the kink and in ``float64``.
 
 
@@ -466,9 +455,10 @@ model = nn.Sequential(
 
 # %%
 # :func:`~torch.autograd.gradgradcheck` on the whole model fails, but its
-# message names only the model's input and output, and the analytical side is
-# not zero: the tanh's own second derivative contributes to it. The first two
-# layers alone, the linear map and the softplus, give all zeros.
+# message names no layer: output 0 is the gradient for ``x`` and input 0 is
+# ``x`` itself. And the analytical side is not zero: the tanh's own second
+# derivative contributes to it. The first two layers alone, the linear map
+# and the softplus, give all zeros.
 
 x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
 assert gradcheck(model, (x,))
@@ -618,8 +608,8 @@ assert with_w == {"TanhFunctionBackward": True, "SoftplusFunctionBackward": Fals
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
 # returns results that hang from an ``Error`` node
 # (:ref:`lesson 05 <lesson-untracked-backward>`), and that node hangs from new
-# leaves of its own, detached copies of the results. A walk that accepted any
-# leaf would pass it.
+# leaves of its own, detached aliases of the results (lesson 05). A walk that
+# accepted any leaf would pass it.
 
 from torch.autograd.function import once_differentiable
 
@@ -643,6 +633,7 @@ error_inputs = [node for node, _ in grad_x.grad_fn.next_functions]
 print(type(grad_x.grad_fn).__name__, "hangs from", [type(n).__name__ for n in error_inputs])
 assert type(grad_x.grad_fn).__name__ == "Error"
 assert all(hasattr(n, "variable") and n.variable is not x for n in error_inputs)
+assert error_inputs[0].variable.data_ptr() == grad_x.data_ptr()  # an alias of the result
 once = connected_backwards(out, x)
 print(once)
 assert once == {"TanhFunctionBackward": True, "SoftplusOnceBackward": False}
@@ -665,11 +656,11 @@ assert once_default.startswith(MISMATCH) and not any(analytical_entries(once_def
 
 # %%
 # The walk has blind spots. A Function whose backward rightly uses nothing
-# that leads to a leaf (one linear in its input, one that uses its saved
-# tensors only through comparisons or indices, such as a ReLU or a max
-# pooling, or one whose saved tensors require no grad) is flagged too, so a
-# flagged node is a suspect to confirm
-# with :func:`~torch.autograd.gradgradcheck`. Worse, a backward that cuts only
+# that leads to a leaf (one whose derivative is a constant, such as
+# ``2 * x``, one that uses its saved tensors only through comparisons or
+# indices, such as a ReLU or a max pooling, or one whose saved tensors require
+# no grad) is flagged too, so a flagged node is a suspect to confirm with
+# :func:`~torch.autograd.gradgradcheck`. Worse, a backward that cuts only
 # one of two saved tensors still reaches a leaf through the other and passes
 # the walk: a clean walk proves nothing.
 
@@ -696,7 +687,7 @@ assert half_line.startswith("Jacobian mismatch for output 0 with respect to inpu
 
 
 class TimesTwo(torch.autograd.Function):
-    """Linear: its backward rightly uses nothing saved, and the walk flags it."""
+    """Its derivative is constant: its backward rightly uses nothing saved; the walk flags it."""
 
     @staticmethod
     def forward(ctx, x):
@@ -772,18 +763,22 @@ assert gradients_with_graph(ScaleGradDetached, x, w_half) == [False, True]
 # (:ref:`lesson 06 <lesson-extending-rules>`), so the tensors that ``forward``
 # kept as its attributes can be read from it, and so can its
 # ``saved_tensors``. A saved input comes back as the input itself (a frozen
-# weight, a buffer or a target included), and is no clue. A saved output
-# comes back with the node itself as its ``grad_fn``. Any other saved tensor
-# was computed in ``forward``, where autograd records nothing, so it has no
-# ``grad_fn``, even a view of an input, which still requires grad: a mask or
-# indices, which are safe (:ref:`lesson 04 <safe-intermediates>`), or an
-# intermediate or a view, which cuts the second derivative like an
-# attribute. So the clue is a saved tensor that is not one of the inputs and
-# has no ``grad_fn``. In the model only the softplus keeps a tensor
-# attribute. ``SoftplusSavesSigmoid`` saves its sigmoid with
+# weight, a buffer or a target included), and is no clue, unless saved-tensor
+# hooks such as ``torch.autograd.graph.save_on_cpu`` are active: they give it
+# back as a new tensor without a ``grad_fn``, so run this check without them.
+# A saved output comes back with the node itself as its ``grad_fn``. Any
+# other saved tensor was computed in ``forward``, where autograd records
+# nothing, so it has no ``grad_fn``, even a view of an input, which still
+# requires grad: a mask or indices, which are safe (:ref:`lesson 04
+# <safe-intermediates>`), or an intermediate or a view, which cuts the second
+# derivative like an attribute. So the clue is a saved tensor that is not one
+# of the inputs and has no ``grad_fn``. In the model only the softplus keeps a
+# tensor attribute. ``SoftplusSavesSigmoid`` saves its sigmoid with
 # ``save_for_backward`` instead, and ``SquareSavesView`` a reshaped view of
 # its input: no attribute, an untracked saved tensor, and a wrong second
-# derivative.
+# derivative. With output gradients that do not require grad, the sigmoid,
+# which requires no grad either, makes the check say "expected to be zero",
+# but the view, which does, still gives a "Jacobian mismatch".
 
 
 class SoftplusSavesSigmoid(torch.autograd.Function):
@@ -841,6 +836,11 @@ scale_frozen = ScaleFunction.apply(x, w_frozen)
 assert clues(scale_frozen, (x, w_frozen)) == ([], 0)
 assert sum(not t.requires_grad for t in scale_frozen.grad_fn.saved_tensors) == 1
 assert gradgradcheck(ScaleFunction.apply, (x, w_frozen))
+# Under saved-tensor hooks, the two healthy saved inputs count as clues.
+with torch.autograd.graph.save_on_cpu():
+    scale_hooked = ScaleFunction.apply(x, w_half)
+assert clues(scale_hooked, (x, w_half)) == ([], 2)
+assert clues(ScaleFunction.apply(x, w_half), (x, w_half)) == ([], 0)
 try:
     gradgradcheck(SoftplusSavesSigmoid.apply, (x,))
     saved_message = ""
@@ -855,6 +855,13 @@ try:
 except GradcheckError as error:
     view_message = str(error)
 assert view_message.startswith(MISMATCH)
+ones = torch.ones_like(x)  # output gradients that do not require grad
+sigmoid_no_grad_v = gradgradcheck_message(SoftplusSavesSigmoid.apply, (x,), grad_outputs=(ones,))
+view_no_grad_v = gradgradcheck_message(SquareSavesView.apply, (x,), grad_outputs=(ones,))
+print("grad_outputs not requiring grad, sigmoid:", sigmoid_no_grad_v)
+print("grad_outputs not requiring grad, view:", view_no_grad_v.splitlines()[0].rstrip(","))
+assert sigmoid_no_grad_v == EXPECTED_ZERO and view_no_grad_v.startswith(MISMATCH)
+assert not any(analytical_entries(view_no_grad_v))
 
 # %%
 # Seeing the cut
@@ -921,9 +928,10 @@ make_dot((grad_x, x, out), params=labels)
 #
 # * In a :func:`~torch.autograd.gradgradcheck` message, "output" counts the
 #   gradients that have a graph, among those for inputs that require grad,
-#   and "input" those inputs, then the output gradients. An all-zero
-#   analytical side means a cut (away from kinks): ``.detach()``, ``ctx`` attributes, an
-#   intermediate passed to ``save_for_backward``, ``torch.no_grad()``,
+#   and "input" those inputs, then the output gradients that require grad.
+#   An all-zero analytical side means a cut (away from kinks): ``.detach()``,
+#   ``ctx`` attributes, an intermediate passed to ``save_for_backward``,
+#   ``torch.no_grad()``,
 #   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`.
 # * Test in ``float64``. In ``float32``, try a larger ``eps`` first, and
 #   loosen ``atol`` or ``rtol`` only as far as a deliberately wrong

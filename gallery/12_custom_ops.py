@@ -272,7 +272,14 @@ assert torch.allclose(y.grad, 2 * y) and not torch.allclose(y.grad, 2 * y - torc
 # As in :ref:`pattern 4 <lesson-untracked-backward>`, the operator used by
 # the backward gets its own gradient,
 # :math:`\cos'(x) = -\sin(x)`. Written with ``numpy_sin``, which has a
-# gradient, every higher derivative is covered, for ``SinFunction`` too.
+# gradient, every higher derivative through ``torch.autograd`` is covered,
+# for ``SinFunction`` too. Not through :mod:`torch.func`: its ``grad`` refuses
+# ``SinFunction`` even at first order, and ``grad`` of ``grad`` too, while
+# ``vjp`` accepts it at first order. ``grad`` records the ``backward`` it
+# runs, so that it can be nested, and so reaches the custom operator in
+# ``SinFunction``'s ``backward`` with a tensor it tracks. The message asks for
+# a ``setup_context``, which ``SinFunction`` has: it is about the Function
+# that ``custom_op`` makes for ``numpy_cos`` (see below).
 
 
 def cos_backward(ctx, grad_out):
@@ -289,6 +296,28 @@ assert gradgradcheck(numpy_sin_untracked, (x,)) and gradgradcheck(SinFunction.ap
 print("second and third derivatives right:", end=" ")
 print(torch.allclose(second, -torch.sin(x)) and torch.allclose(third, -torch.cos(x)))
 assert torch.allclose(second, -torch.sin(x)) and torch.allclose(third, -torch.cos(x))
+
+
+def sin_sum(u):
+    return SinFunction.apply(u).sum()
+
+
+def refusal(transform, point):
+    """The first sentence of the RuntimeError that transform(point) raises, if any."""
+    try:
+        transform(point)
+    except RuntimeError as error:
+        return str(error).split(". ")[0]
+    return ""
+
+
+by_grad = refusal(torch.func.grad(sin_sum), x.detach())
+by_grad_of_grad = refusal(torch.func.grad(torch.func.grad(sin_sum)), x.detach()[0, 0])
+_, vjp_fn = torch.func.vjp(SinFunction.apply, x.detach())
+print("torch.func.grad of SinFunction: RuntimeError:", by_grad)
+for refused in (by_grad, by_grad_of_grad):
+    assert refused.endswith("it must override the setup_context staticmethod")
+assert torch.allclose(vjp_fn(torch.ones_like(x))[0], torch.cos(x))
 
 # %%
 # Testing an operator: opcheck
@@ -359,8 +388,9 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #        :ref:`lesson 13 <lesson-torch-compile>`
 #      - one opaque operator (needs :func:`~torch.library.register_fake`)
 #    * - :mod:`torch.func`
-#      - yes, with ``setup_context``; ``vmap``, ``jacfwd`` and ``hessian`` also
-#        need a vmap rule, forward mode a ``jvp``
+#      - yes, with ``setup_context`` and a ``backward`` that calls no custom
+#        operator; ``vmap``, ``jacfwd`` and ``hessian`` also need a vmap rule,
+#        forward mode a ``jvp``
 #        (:ref:`lesson 09 <lesson-torch-func>`)
 #      - ``grad``, ``vjp``, ``jacrev`` and ``hessian`` refuse it; ``jvp`` and
 #        ``jacfwd`` silently give a zero tangent; ``vmap`` runs it, through a
@@ -372,10 +402,15 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #      - :func:`~torch.autograd.gradcheck`, :func:`~torch.autograd.gradgradcheck`
 #      - the same, plus :func:`~torch.library.opcheck`
 #
-# The :mod:`torch.func` row, checked on this build's PyTorch. Forward mode
-# gives zeros, and a dual tensor of ``torch.autograd.forward_ad``
-# (:ref:`lesson 08 <lesson-forward-mode>`) comes out with no tangent at all,
-# with no error either:
+# The :mod:`torch.func` row, checked on this build's PyTorch.
+# :func:`torch.func.jvp` and ``jacfwd`` give zeros. A dual tensor of
+# ``torch.autograd.forward_ad`` (:ref:`lesson 08 <lesson-forward-mode>`)
+# whose primal requires no grad comes out with no tangent at all, with no
+# error either. One whose primal requires grad (with grad mode on), as in the
+# forward-over-reverse Hessian-vector product of lesson 08, makes the
+# operator's autograd kernel run the Function that ``custom_op`` made for it,
+# which has no ``jvp``: PyTorch raises ``NotImplementedError: You must
+# implement the jvp function``.
 
 import torch.autograd.forward_ad as fwAD
 
@@ -384,23 +419,33 @@ with warnings.catch_warnings():
     # PyTorch's own deprecation note when forward mode first loads (lesson 8)
     warnings.filterwarnings("ignore", message="`torch.jit.script` is (deprecated|not supported)")
     _, tangent = torch.func.jvp(numpy_sin, (x.detach(),), (ones,))
+    _, tangent_of_x = torch.func.jvp(numpy_sin, (x,), (ones,))  # x requires grad
     jacobian = torch.func.jacfwd(numpy_sin)(x.detach()[0])
     with fwAD.dual_level():
         dual = fwAD.make_dual(x.detach(), ones)
         dual_tangent = fwAD.unpack_dual(numpy_sin(dual)).tangent
         sin_tangent = fwAD.unpack_dual(torch.sin(dual)).tangent
+        try:
+            numpy_sin(fwAD.make_dual(x.detach().requires_grad_(), ones))
+            no_jvp = ""
+        except NotImplementedError as error:
+            no_jvp = str(error)
 print("torch.func.jvp tangent is zero:", bool((tangent == 0).all()), "| cos(x) is not")
 print("torch.func.jacfwd is zero:", bool((jacobian == 0).all()))
 print("forward_ad tangent:", dual_tangent, end=" ")
 print("| through torch.sin it is cos(x):", torch.allclose(sin_tangent, torch.cos(x)))
+print("forward_ad, primal requiring grad: NotImplementedError:", no_jvp)
 assert torch.equal(tangent, torch.zeros_like(x)) and not torch.allclose(tangent, torch.cos(x))
+assert torch.equal(tangent_of_x, torch.zeros_like(x))
 assert torch.equal(jacobian, torch.zeros(3, 3, dtype=torch.float64))
 assert dual_tangent is None and torch.allclose(sin_tangent, torch.cos(x))
+assert no_jvp.startswith("You must implement the jvp function")
 
 # %%
 # The transforms that differentiate in reverse mode refuse the operator, with
-# the message of a Function without ``setup_context``: ``register_autograd``
-# wraps the gradient in a Function whose ``forward`` takes ``ctx``.
+# the message of a Function without ``setup_context``: the autograd kernel
+# that ``custom_op`` gives every operator, with or without
+# ``register_autograd``, is a Function whose ``forward`` takes ``ctx``.
 
 transforms = {
     "grad": lambda t: torch.func.grad(lambda u: numpy_sin(u).sum())(t),
@@ -476,8 +521,11 @@ assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, tor
 #   constant without a warning.
 # * :mod:`torch.func` refuses it in reverse mode and gives zeros in forward
 #   mode; only ``vmap`` runs it. A dual tensor of ``torch.autograd.forward_ad``
-#   comes out of it with no tangent. A part that :mod:`torch.func` or forward
-#   mode must differentiate is written as a Function.
+#   comes out of it with no tangent, or, if its primal requires grad (in grad
+#   mode), raises ``NotImplementedError``. A part that :mod:`torch.func` or
+#   forward mode must differentiate is written as a Function, and so is code
+#   outside PyTorch that its ``backward`` calls (pattern 4): a second
+#   Function, not a custom operator.
 # * Test with :func:`~torch.autograd.gradcheck`,
 #   :func:`~torch.autograd.gradgradcheck` and :func:`~torch.library.opcheck`.
 #

@@ -578,6 +578,8 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # gradcheck or gradgradcheck fails
 # --------------------------------
 #
+# .. _error-index-mismatch:
+#
 # ``Jacobian mismatch for output 0 with respect to input 0``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -596,20 +598,28 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # The last lines below run both.
 #
 # **Cause,** from :func:`~torch.autograd.gradgradcheck`: the derivative of
-# ``backward`` is wrong. This check never validates ``backward``'s own
-# formula: it compares the derivatives of :math:`b(g, x)` with finite
-# differences of the same :math:`b`, so a wrong formula passes it (below).
-# With an all-zero analytical Jacobian, ``backward`` used a value cut off from
-# the input (an intermediate of ``forward`` kept on ``ctx``, a ``.detach()``,
-# part of it under ``torch.no_grad()``,
-# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`);
-# with ``grad_outputs`` that do not require grad, these cuts give "Numerical
-# gradient for function expected to be zero" instead. With a nonzero one,
-# part of ``backward`` is cut off, or the ``backward`` you wrote for a
-# second Function (pattern 4) is wrong. **Fix:** save inputs and outputs with
+# ``backward`` is wrong, or the finite differences are inaccurate (inputs not
+# in ``float64``, a point within ``eps`` of a kink, where even a correct
+# ``backward`` jumps). The check compares the derivatives of :math:`b(g, x)`
+# with finite differences of the same :math:`b`, so a wrong formula made of
+# PyTorch operations on the saved inputs passes it (below). A wrong formula
+# shows only where double backward runs a ``backward`` you wrote: the
+# Function's own, reached through an output it saved (below), or a second
+# Function's (pattern 4). With an all-zero analytical Jacobian, ``backward``
+# used a value cut off from the input (an intermediate of ``forward`` kept on
+# ``ctx`` or saved, a ``.detach()``, part of it under ``torch.no_grad()``,
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`).
+# With ``grad_outputs`` that do not require grad, a cut that leaves no result
+# with a graph gives "Numerical gradient for function expected to be zero"
+# instead; a view of the input made in ``forward`` still requires grad, and
+# still gives this mismatch. With a nonzero one, part of ``backward`` is cut
+# off, a ``backward`` that double backward runs is wrong, or a cut Function
+# is checked with others that add second derivatives of their own.
+# **Fix:** save inputs and outputs with
 # :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` and compute
-# the rest in ``backward`` with PyTorch operations; check a second Function
-# with :func:`~torch.autograd.gradcheck` on its own.
+# the rest in ``backward`` with PyTorch operations; check each Function on
+# its own, a second Function included, with :func:`~torch.autograd.gradcheck`
+# first, which finds a wrong formula; check in ``float64``, away from kinks.
 # :ref:`Lesson 11 <lesson-diagnosing>`
 
 message = message_of(GradcheckError, lambda: gradgradcheck(CubeOnCtx.apply, (x,)))
@@ -636,6 +646,23 @@ class CubeWrongFormula(Cube):
 message = message_of(GradcheckError, lambda: gradcheck(CubeWrongFormula.apply, (x,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 print("gradgradcheck of the wrong formula:", gradgradcheck(CubeWrongFormula.apply, (x,)))
+
+
+class ExpWrongFormula(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.exp(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return 2 * y * grad_out  # wrong: y * grad_out
+
+
+message = message_of(GradcheckError, lambda: gradgradcheck(ExpWrongFormula.apply, (x,)))
+assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 at_kink = torch.tensor([-1.0, 0.0, 1.0], dtype=torch.float64, requires_grad=True)
 message = message_of(GradcheckError, lambda: gradcheck(torch.relu, (at_kink,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
@@ -648,6 +675,8 @@ mask = torch.tensor([2.0, 0.0, 2.0], dtype=torch.float64)  # a mask dropout coul
 assert gradcheck(lambda t: t * mask, (x,))
 
 # %%
+# .. _error-index-expected-zero:
+#
 # ``Numerical gradient for function expected to be zero``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -657,8 +686,8 @@ assert gradcheck(lambda t: t * mask, (x,))
 # :func:`~torch.autograd.gradgradcheck`, the outputs are ``backward``'s
 # results, and none has a graph: code outside PyTorch, a backward run wholly
 # under ``torch.no_grad()``, or one whose results are detached; or a cut of
-# the Jacobian mismatch entry, with ``grad_outputs`` that do not require
-# grad (below). From
+# the Jacobian mismatch entry that leaves no result with a graph, with
+# ``grad_outputs`` that do not require grad (below). From
 # :func:`~torch.autograd.gradcheck`, every output of the function itself is
 # detached or marked non-differentiable. One gradient without a graph next to
 # one with a graph passes both checks: see

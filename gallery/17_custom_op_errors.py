@@ -425,10 +425,12 @@ assert passed == {"test_schema": "SUCCESS"}
 # **Cause:** forward mode through a :func:`torch.library.custom_op`, which has
 # no forward-mode rule on this build's PyTorch: :func:`torch.func.jvp` and
 # ``jacfwd`` return a tangent of zeros, and a dual tensor of
-# ``torch.autograd.forward_ad`` comes out with no tangent at all, instead of
-# an error. **Fix:** write that part as a Function with a ``jvp``; for
-# ``jacfwd``, which batches the tangents with ``vmap``, with a vmap rule too:
-# ``generate_vmap_rule = True``, as below, or a ``vmap`` staticmethod
+# ``torch.autograd.forward_ad`` whose primal requires no grad comes out with
+# no tangent at all, instead of an error (one whose primal requires grad
+# raises "You must implement the jvp function"). **Fix:** write that part as
+# a Function with a ``jvp``; for ``jacfwd``, which batches the tangents with
+# ``vmap``, with a vmap rule too: ``generate_vmap_rule = True``, as below, or
+# a ``vmap`` staticmethod
 # (:ref:`lesson 09 <lesson-torch-func>`). :ref:`Lesson 12 <lesson-custom-ops>`
 
 

@@ -209,6 +209,7 @@ TABLE = {
     ("15_error_index", "CubeJittery"): (DEMO, None, None),
     ("15_error_index", "CubeDetached"): (FIRST_ONLY, apply("CubeDetached"), UNARY),
     ("15_error_index", "CubeWrongFormula"): (WRONG, apply("CubeWrongFormula"), UNARY),
+    ("15_error_index", "ExpWrongFormula"): (WRONG, apply("ExpWrongFormula"), UNARY),
     # Its backward detaches grad_out: gradgradcheck names "input 1", the output gradient.
     ("15_error_index", "CubeGradOutDetached"): (FIRST_ONLY, apply("CubeGradOutDetached"), UNARY),
     ("15_error_index", "CubeCountsCalls"): (WRONG, apply("CubeCountsCalls"), UNARY),
