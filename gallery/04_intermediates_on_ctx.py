@@ -141,13 +141,13 @@ assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 # :math:`\cosh(x)` inside ``backward``, is missing.
 #
 # Take a :ref:`gradient penalty <gradient-penalty>` (a loss on a gradient's
-# norm, as in WGAN-GP; here its square) on :math:`v \sinh(w x + c)`. ``w`` reaches
-# ``grad_x`` through the chain rule's factor :math:`w` and is silently wrong;
-# ``v``, only through the incoming gradient, is right. The penalty alone does
-# not reach ``c``: :func:`torch.autograd.grad` raises, and ``.backward()``
-# silently leaves ``c.grad`` at ``None``. A training step adds the penalty to
-# the critic's loss, which uses ``c``: then ``c.grad`` silently lacks the
-# penalty's part.
+# norm, as in WGAN-GP; here its square) on :math:`v \sinh(w x + c)`. ``w``
+# reaches ``grad_x`` through the chain rule's factor :math:`w` and is silently
+# wrong; ``v``, only through the incoming gradient, is right. The penalty
+# alone does not reach ``c``: :func:`torch.autograd.grad` raises, and
+# ``.backward()`` silently leaves ``c.grad`` at ``None``. A training step adds
+# the penalty to the critic's loss, which uses ``c``: then ``c.grad`` silently
+# lacks the penalty's part.
 # PyTorch's own tracker describes this trap in
 # `pytorch/pytorch#58509 <https://github.com/pytorch/pytorch/issues/58509>`__
 # and `#76185 <https://github.com/pytorch/pytorch/issues/76185>`__.
@@ -231,7 +231,7 @@ make_dot((grad_x, x, out), params={"x": x, "grad_out": grad_out, "grad_x": grad_
 # ---------------------------------
 #
 # :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` links a
-# tensor to autograd only if it is an input, which has a history of its own,
+# tensor to autograd only if it is an input, which autograd already tracks,
 # or an output, which gets this Function's node. Saving the exponentials
 # without returning them fails the same way.
 
@@ -307,8 +307,9 @@ assert view_passes == [False, True]
 #
 # Treating an intermediate as a constant is exact when its derivative with
 # respect to the inputs is zero: a mask such as ``x > 0``, the indices of a
-# maximum or a sort, a dropout mask drawn at random: the two Functions below
-# pass :func:`~torch.autograd.gradgradcheck`. Anything else computed from the
+# maximum or a sort, a dropout mask drawn at random. The ReLU and the maximum
+# below save a mask and indices, and pass
+# :func:`~torch.autograd.gradgradcheck`. Anything else computed from the
 # inputs must become an output, or be computed again in ``backward``.
 
 
