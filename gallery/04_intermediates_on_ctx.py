@@ -105,10 +105,9 @@ assert "does not require grad and does not have a grad_fn" in error
 # In real code: a silently wrong second derivative
 # ------------------------------------------------
 #
-# A second pass misses the terms through the values on ``ctx``, which only
-# variables the Function's input depends on have. Such a variable's gradient
-# silently lacks them if anything else in the loss reaches it; otherwise it is
-# unreached. Others come out right. Take
+# A second pass misses the terms that go through the values on ``ctx``. Only
+# variables that the Function's input depends on have such terms; the others
+# come out right. Take
 # :math:`L = \frac{1}{2} \sum \sinh(x)^2`, whose incoming gradient is
 # :math:`\sinh(x)`:
 #
@@ -124,7 +123,10 @@ def second_derivative(sinh, x):
     return grad.detach(), grad_grad
 
 
-wrong_grad, wrong = second_derivative(SinhOnCtx.apply, x)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    wrong_grad, wrong = second_derivative(SinhOnCtx.apply, x)
+assert not caught  # no warning in the second pass either
 true_grad, true = second_derivative(torch.sinh, x)
 print("SinhOnCtx: ", wrong)
 print("torch.sinh:", true)
@@ -138,14 +140,14 @@ assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 # No error, no warning: the term :math:`\sinh(x)^2`, from differentiating
 # :math:`\cosh(x)` inside ``backward``, is missing.
 #
-# Take a :ref:`gradient penalty <gradient-penalty>` (the squared norm of a
-# gradient, as in WGAN-GP) on :math:`v \sinh(w x + c)`. ``w`` reaches
-# ``grad_x`` through the chain rule's factor :math:`w` and is silently wrong;
-# ``v``, only through the incoming gradient, is right. The penalty alone does
-# not reach ``c``: :func:`torch.autograd.grad` raises, and ``.backward()``
-# silently leaves ``c.grad`` at ``None``. A training step adds the penalty to
-# the critic's loss, which uses ``c``: then ``c.grad`` silently lacks the
-# penalty's part.
+# Take a :ref:`gradient penalty <gradient-penalty>` (a loss on a gradient's
+# norm, as in WGAN-GP; here its square) on :math:`v \sinh(w x + c)`. ``w``
+# reaches ``grad_x`` through the chain rule's factor :math:`w` and is silently
+# wrong; ``v``, only through the incoming gradient, is right. The penalty
+# alone does not reach ``c``: :func:`torch.autograd.grad` raises, and
+# ``.backward()`` silently leaves ``c.grad`` at ``None``. A training step adds
+# the penalty to the critic's loss, which uses ``c``: then ``c.grad`` silently
+# lacks the penalty's part.
 # PyTorch's own tracker describes this trap in
 # `pytorch/pytorch#58509 <https://github.com/pytorch/pytorch/issues/58509>`__
 # and `#76185 <https://github.com/pytorch/pytorch/issues/76185>`__.
@@ -228,9 +230,10 @@ make_dot((grad_x, x, out), params={"x": x, "grad_out": grad_out, "grad_x": grad_
 # save_for_backward does not fix it
 # ---------------------------------
 #
-# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` keeps a
-# tensor's ``grad_fn``, and one computed in ``forward`` has none. Saving the
-# exponentials without returning them fails the same way.
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` links a
+# tensor to autograd only if it is an input, which autograd already tracks,
+# or an output, which gets this Function's node. Saving the exponentials
+# without returning them fails the same way.
 
 
 class SinhSavedIntermediates(torch.autograd.Function):
@@ -259,6 +262,44 @@ except GradcheckError as err:
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 
 # %%
+# A view of the input made in ``forward`` (``x.t()``, ``x[0]``, a ``reshape``
+# that does not copy) is cut off too. Unlike a copy, it is saved as a leaf
+# that requires grad, so ``requires_grad`` does not reveal it. Save the input
+# itself and take the view in ``backward``.
+
+
+class SinhSavedView(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x.reshape(-1))  # x is contiguous: a view, made in forward
+        return torch.sinh(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (saved,) = ctx.saved_tensors
+        flat = saved.reshape(-1)  # the fix takes the view here
+        return grad_out * torch.cosh(flat).reshape(grad_out.shape)
+
+
+class SinhViewInBackward(SinhSavedView):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)  # the input itself
+        return torch.sinh(x)
+
+
+batch = (torch.randn(2, 3, dtype=torch.float64, requires_grad=True),)
+(view,) = SinhSavedView.apply(batch[0]).grad_fn.saved_tensors
+print("saved view: requires_grad", view.requires_grad, "| is_leaf", view.is_leaf)
+view_passes = [
+    gradgradcheck(fn.apply, batch, raise_exception=False)
+    for fn in (SinhSavedView, SinhViewInBackward)
+]
+print("gradgradcheck, view saved:", view_passes[0], "| view taken in backward:", view_passes[1])
+assert view.requires_grad and view.is_leaf and view is not batch[0]
+assert view_passes == [False, True]
+
+# %%
 # .. _safe-intermediates:
 #
 # Which intermediates are safe to save
@@ -266,11 +307,10 @@ assert message.startswith("Jacobian mismatch for output 0 with respect to input 
 #
 # Treating an intermediate as a constant is exact when its derivative with
 # respect to the inputs is zero: a mask such as ``x > 0``, the indices of a
-# maximum or a sort, a dropout mask drawn at random. A ReLU that saves its
-# mask, and a maximum along the last dimension that saves its indices, pass
-# :func:`~torch.autograd.gradgradcheck`, where the saved exponentials above
-# fail it. Anything else computed from the inputs must become an output, or be
-# computed again in ``backward``.
+# maximum or a sort, a dropout mask drawn at random. The ReLU and the maximum
+# below save a mask and indices, and pass
+# :func:`~torch.autograd.gradgradcheck`. Anything else computed from the
+# inputs must become an output, or be computed again in ``backward``.
 
 
 class ReluSavedMask(torch.autograd.Function):
@@ -301,7 +341,6 @@ class MaxSavedIndices(torch.autograd.Function):
         return grad_x.scatter(-1, indices, grad_out.reshape(indices.shape))
 
 
-batch = (torch.randn(2, 3, dtype=torch.float64, requires_grad=True),)
 passes = {
     fn.__name__: gradgradcheck(fn.apply, batch, raise_exception=False)
     for fn in (SinhSavedIntermediates, ReluSavedMask, MaxSavedIndices)
@@ -315,12 +354,14 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 # Summary
 # -------
 #
-# * Intermediates kept on ``ctx``, or saved without being outputs, are
-#   constants to autograd.
+# * Intermediates kept on ``ctx``, or saved without being outputs, are cut
+#   off from the inputs.
 # * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
 #   :func:`~torch.autograd.gradgradcheck` fails.
-# * Only variables the Function's input depends on miss terms in a second
-#   pass: silently, if anything else in the loss reaches them.
+# * Only variables that the Function's input depends on miss terms in a
+#   second pass: silently if anything else in the loss reaches them;
+#   otherwise :func:`torch.autograd.grad` raises and ``.backward()`` silently
+#   leaves ``.grad`` at ``None``.
 # * The fix is :ref:`pattern 3 <lesson-saving-intermediates>`: return them as
 #   outputs, or compute them again in ``backward``. Only an intermediate whose
 #   derivative is zero, such as a mask or indices, is safe to save as it is.
@@ -381,6 +422,14 @@ def saved_constants(node):
     return [t for t in saved if t.is_floating_point() and not t.requires_grad]
 
 
+def saved_views(node):
+    """The saved tensors cut off from the inputs although they require grad: views of an input
+    made in forward, each a leaf of its own (an input that is a leaf is allowed)."""
+    inputs = [fn.variable for fn, _ in node.next_functions if hasattr(fn, "variable")]
+    saved = [t for t in node.saved_tensors if torch.is_tensor(t)]
+    return [t for t in saved if t.requires_grad and t.is_leaf and all(t is not i for i in inputs)]
+
+
 def extra_outputs_fail(node, x):
     """Whether node's Function has extra outputs, and fails gradcheck with all of them."""
     try:
@@ -391,16 +440,25 @@ def extra_outputs_fail(node, x):
         return False
 
 
-def cut_off(call, x):
-    """Whether the gradient that backward returns, under create_graph=True, has no path to x."""
+def backward_result(call, x, create_graph=False):
+    """The incoming gradients (ones) and the gradient that backward returns for x."""
+    outs = call(x)
+    outs = [t for t in (outs if isinstance(outs, tuple) else (outs,)) if t.requires_grad]
+    grads = [torch.ones_like(t, requires_grad=create_graph) for t in outs]
+    kwargs = dict(create_graph=create_graph, allow_unused=True)
+    return grads, torch.autograd.grad(outs, x, grads, **kwargs)[0]
+
+
+def cut_off(call, x, source):
+    """Whether the gradient that backward returns, under create_graph=True, has no path back to
+    x (source "x") or to one of the incoming gradients (source "grad_out")."""
     try:
-        outs = call(x)
-        outs = [t for t in (outs if isinstance(outs, tuple) else (outs,)) if t.requires_grad]
-        grads = [torch.ones_like(t, requires_grad=True) for t in outs]
-        (grad_x,) = torch.autograd.grad(outs, x, grads, create_graph=True)
+        grads, grad_x = backward_result(call, x, create_graph=True)
         if grad_x.grad_fn is None:
             return True
-        return torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
+        to = [x] if source == "x" else grads
+        reached = torch.autograd.grad(grad_x.sum(), to, allow_unused=True)
+        return any(r is None for r in reached)
     except Exception:  # gradgradcheck's own message says enough
         return False
 
@@ -415,11 +473,17 @@ def cause(call, node, x, order, reason):
         constant = "a tensor saved in forward does not require grad: computed in forward and"
         constant += " not returned, detached, or marked non-differentiable, it is a constant to"
         return f"; {constant} autograd. Save x, or the sigmoid returned as an output (lesson 03)"
+    if saved_views(node):
+        view = "a tensor saved in forward is a view of x made there (x.t(), x[0], a reshape):"
+        return f"; {view} a leaf of its own, cut off from x. Save x and take the view in backward"
     if extra_outputs_fail(node, x):
         return f"; {extra}"
-    if cut_off(call, x):
+    if cut_off(call, x, "x"):
         lost = "the gradient that backward returns has no path back to x: backward detaches"
-        return f"; {lost} a tensor, runs under torch.no_grad, or is marked once_differentiable"
+        lost += " a tensor, computes in NumPy, runs under torch.no_grad, or is marked"
+        return f"; {lost} once_differentiable (lesson 05)"
+    if "with respect to input 0" not in reason and cut_off(call, x, "grad_out"):
+        return "; the gradient that backward returns has no path back to grad_out: do not detach it"
     return ""
 
 
@@ -441,9 +505,6 @@ def check_softplus(function):
         except Exception as err:
             raise AssertionError(f"forward fails {where}: {err}") from None
         out = outs[0] if isinstance(outs, tuple) else outs
-        if isinstance(outs, tuple) and not all(t.requires_grad for t in outs if torch.is_tensor(t)):
-            message = "an extra output does not require grad: do not mark it non-differentiable"
-            raise AssertionError(f"{message}; its gradient carries part of the second derivative")
         if not torch.is_tensor(out) or (out.shape, out.dtype) != (x.shape, x.dtype):
             got = type(out).__name__
             if torch.is_tensor(out):
@@ -451,12 +512,25 @@ def check_softplus(function):
             raise AssertionError(f"forward returns {got} {where}")
         if not torch.allclose(out, torch.nn.functional.softplus(x)):
             raise AssertionError(f"forward is not the softplus {where}")
+        for i, t in enumerate(outs if isinstance(outs, tuple) else (outs,)):
+            if torch.is_tensor(t) and not t.requires_grad:
+                name = f"output {i}" + (" (the softplus)" if i == 0 else "")
+                name = name if isinstance(outs, tuple) else "the output"
+                why = "is the first" if i == 0 else "carries part of the second"
+                message = f"{name} does not require grad: do not mark it non-differentiable"
+                raise AssertionError(f"{message} or detach it; its gradient {why} derivative")
         if not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction):
             raise AssertionError("the output does not come from a custom Function")
         kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
             message = f"ctx.{kept[0]} holds a tensor: keep no tensor on ctx"
             raise AssertionError(f"{message} (lesson 03 shows two fixes)")
+        try:
+            returned = backward_result(call, x)[1]
+        except Exception:  # gradcheck reports it
+            returned = x
+        if returned is None:
+            raise AssertionError(f"backward returns None for x {where}: did it forget return?")
         uses = [(call, "")]
         if isinstance(outs, tuple):
             uses = [

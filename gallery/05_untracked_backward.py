@@ -122,7 +122,7 @@ assert type(alias.grad_fn).__name__ == "Error"
 
 
 def penalty(cube):
-    """A gradient penalty (as in WGAN-GP): the squared norm of a gradient."""
+    """A gradient penalty: the squared norm of a gradient (WGAN-GP's is (norm - 1) ** 2)."""
     (grad,) = torch.autograd.grad(torch.tanh(cube(x)).sum(), x, create_graph=True)
     return grad.pow(2).sum()
 
@@ -324,6 +324,30 @@ def leaves_graph(call, x):
     return grad.grad_fn is not None
 
 
+def returned(call, x, create_graph=False):
+    """The incoming gradient (ones) and the gradient that backward returns for x."""
+    grad_out = torch.ones_like(x, requires_grad=create_graph)
+    kwargs = dict(create_graph=create_graph, allow_unused=True)
+    return grad_out, torch.autograd.grad(call(x), x, grad_out, **kwargs)[0]
+
+
+def grad_out_cut_off(call, x):
+    """Whether the gradient that backward returns has no path back to grad_out."""
+    try:
+        grad_out, grad = returned(call, x, create_graph=True)
+        return torch.autograd.grad(grad.sum(), grad_out, allow_unused=True)[0] is None
+    except Exception:  # gradgradcheck's own message says enough
+        return False
+
+
+def saved_views(node):
+    """The saved tensors cut off from the inputs although they require grad: views of an input
+    made in forward, each a leaf of its own (an input that is a leaf is allowed)."""
+    inputs = [fn.variable for fn, _ in node.next_functions if hasattr(fn, "variable")]
+    saved = [t for t in node.saved_tensors if torch.is_tensor(t)]
+    return [t for t in saved if t.requires_grad and t.is_leaf and all(t is not i for i in inputs)]
+
+
 def saved_constants(node):
     """The floating-point tensors that a Function's node saved and that do not require grad."""
     saved = [t for t in node.saved_tensors if torch.is_tensor(t)]
@@ -370,12 +394,21 @@ def check_exp_numpy(function):
             raise AssertionError(f"forward returns {got} {where}")
         if not torch.allclose(out, torch.exp(x)):
             raise AssertionError(f"forward is not exp(x) {where}")
+        if not out.requires_grad:
+            message = "the output does not require grad: do not mark it non-differentiable"
+            raise AssertionError(f"{message} or detach it; its gradient is the first derivative")
         if not isinstance(out.grad_fn, custom_node):
             raise AssertionError("the output does not come from a custom Function")
         kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
             message = f"ctx.{kept[0]} holds a tensor"
             raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+        try:
+            none = returned(call, x)[1] is None
+        except Exception:  # gradcheck reports it
+            none = False
+        if none:
+            raise AssertionError(f"backward returns None for x {where}: did it forget return?")
         for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
             if test is gradgradcheck and changes_grad_out(call, x):
                 raise AssertionError("backward changes grad_out in place: compute a new tensor")
@@ -385,7 +418,8 @@ def check_exp_numpy(function):
                     lost += " computed in forward and not returned); save x or the returned"
                     hint = "output itself, so that the second Function links back to x"
                     raise AssertionError(f"the second derivative is lost: {lost} {hint}")
-                lost = "backward leaves no graph (NumPy, .detach(), once_differentiable)"
+                lost = "backward leaves no graph (NumPy, .detach(), torch.no_grad,"
+                lost += " once_differentiable)"
                 hint = "return the result of a second Function, as Cube's does, called on"
                 hint += " tensors that require grad (x or the output as saved, not detached)"
                 raise AssertionError(f"the second derivative is lost: {lost}; {hint}")
@@ -396,6 +430,14 @@ def check_exp_numpy(function):
                 if "with respect to input" in reason and order == "second":
                     reason += " (input 0 is x, the others are the incoming gradients)"
                 message = f"the {order} derivative fails {test.__name__} {where}: {reason}"
+                if order == "second" and saved_views(out.grad_fn):
+                    message += "; a tensor saved in forward is a view of x made there (x.t(),"
+                    message += " x[0], a reshape): a leaf of its own, cut off from x. Save x"
+                    message += " and take the view in backward"
+                elif order == "second" and grad_out_cut_off(call, x):
+                    message += "; the gradient that backward returns has no path back to"
+                    message += " grad_out: do not detach it, and let the second Function's"
+                    message += " backward return a gradient for grad_out too"
                 raise AssertionError(message) from None
         (grad,) = torch.autograd.grad(call(x).sum(), x, create_graph=True)
         if not isinstance(grad.grad_fn, custom_node):

@@ -16,7 +16,7 @@ things of ``check``:
   solution: no second derivative, a wrong first derivative, a wrong forward, a
   tensor kept on ``ctx`` (alone or in a container), a ``backward`` that writes
   into the incoming gradient or detaches it, the wrong shape or dtype, and the
-  mistakes that fit the exercise (for lessons 01-03, also a ``backward`` that
+  mistakes that fit the exercise (for lessons 01-05, also a ``backward`` that
   leaves no graph or forgets ``return``, and a non-differentiable output). It
   must reject each with an ``AssertionError`` whose message names the fault
   (the words ``WRONG`` lists), so that a reader learns what is wrong.
@@ -114,7 +114,7 @@ def _generic(s):
 
 
 def _lost(s):
-    """Lessons 01-03: a backward whose result autograd cannot differentiate, or that returns
+    """Lessons 01-05: a backward whose result autograd cannot differentiate, or that returns
     nothing, and an output marked non-differentiable; each named by the check."""
 
     def no_grad_backward(ctx, *grads):
@@ -266,6 +266,29 @@ def _x_exp(ns):
     }
 
 
+def _named_faults(s, lost, saves_view, detached_grad_out):
+    """Lessons 04-05: _lost's answers, a view of x saved in forward (``saves_view``) and a
+    detached grad_out, each with the words that the lesson's check says for it."""
+    answers = _lost(s)
+
+    def detached_backward(ctx, *grads):
+        return s.backward(ctx, *(g.detach() for g in grads))
+
+    words = {
+        "a backward computed under torch.no_grad": lost,
+        "a backward computed in NumPy": lost,
+        "the output marked non-differentiable": "the output does not require grad",
+    }
+    faults = {what: (answers[what][0], words.get(what, answers[what][1])) for what in answers}
+    faults["a view of x saved in forward"] = (saves_view, "a view of x made there")
+    # the same answer as _generic's, now with the words that name its fault
+    faults["a backward that detaches the incoming gradient"] = (
+        _variant(s, backward=detached_backward),
+        detached_grad_out,
+    )
+    return faults
+
+
 def _softplus(ns):
     s = ns["Softplus"]
 
@@ -299,10 +322,27 @@ def _softplus(ns):
     def forget(ctx, grad_out, grad_sigmoid):
         return with_sigmoid.backward(ctx, grad_out, torch.zeros_like(grad_sigmoid))
 
+    def mark_softplus(ctx, x):
+        out, sigmoid = with_sigmoid.forward(ctx, x)
+        ctx.mark_non_differentiable(out)
+        return out, sigmoid
+
+    def save_view(ctx, x):
+        ctx.save_for_backward(x.view_as(x))  # a view of x, made in forward: cut off from x
+        return torch.nn.functional.softplus(x)
+
     marked = _variant(with_sigmoid, forward=mark_sigmoid)
     forgetful = _variant(with_sigmoid, backward=forget)
     constant = "a tensor saved in forward does not require grad"
+    named = _named_faults(
+        s, "no path back to x", _variant(s, forward=save_view), "no path back to grad_out"
+    )
     return {
+        **named,
+        "the softplus marked non-differentiable, with the sigmoid as an extra output": (
+            _variant(with_sigmoid, forward=mark_softplus),
+            "output 0 (the softplus) does not require grad",
+        ),
         "the extra output (the sigmoid) marked non-differentiable": (marked, "non-differentiable"),
         "the extra output marked non-differentiable, through the wrapper": (
             lambda x: marked.apply(x)[0],
@@ -399,9 +439,20 @@ def _exp_numpy(ns):
         ctx.save_for_backward(grad_out, result)
         return grad_out * result
 
+    def save_view(ctx, x):
+        ctx.save_for_backward(x.view_as(x))  # a view of x, made in forward: cut off from x
+        return torch.as_tensor(np.exp(x.detach().numpy()))
+
     constant = "a tensor saved in forward does not require grad"
+    named = _named_faults(
+        s,
+        "backward leaves no graph",
+        _variant(s, save_view, from_input),
+        "no path back to grad_out",
+    )
 
     return {
+        **named,
         "a backward in NumPy, not a second Function": (
             _variant(s, backward=numpy_backward),
             "backward leaves no graph (NumPy",
@@ -416,7 +467,7 @@ def _exp_numpy(ns):
         ),
         "a second Function without the gradient for grad_out": (
             calling(forgetful),
-            "second derivative",
+            "backward return a gradient for grad_out",
         ),
         "a second Function whose own backward runs in NumPy": (
             calling(_variant(grad_function, backward=numpy_grad_backward)),
