@@ -178,13 +178,20 @@ graph
 # follows at the end.
 
 
-def holds_tensor(value):
-    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+def holds_tensor(value, seen=()):
+    """Whether ``value`` is a tensor, or a container or object that holds one."""
+    if torch.is_tensor(value):
+        return True
     if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(holds_tensor(item) for item in value)
-    return torch.is_tensor(value)
+        items = value.values()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = value
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        items = vars(value).values()  # a SimpleNamespace, a dataclass, ...
+    else:
+        return False
+    seen = (*seen, id(value))  # an object that refers to itself
+    return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 
 
 def changes_grad_out(call, x):
@@ -211,7 +218,7 @@ def graph_fault(call, x, where):
     if grad.grad_fn is not None:
         return ""
     saved = outs[0].grad_fn.saved_tensors
-    if any(t.is_floating_point() and not t.requires_grad for t in saved):
+    if any(t is not None and t.is_floating_point() and not t.requires_grad for t in saved):
         why = "a tensor you saved does not require grad (detached, or computed in forward)"
     else:
         why = "it was computed under torch.no_grad, in NumPy, from detached tensors, or in"
