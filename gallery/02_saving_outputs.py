@@ -60,19 +60,21 @@ assert any(node is out.grad_fn for node, _ in grad_x.grad_fn.next_functions)
 assert saved.data_ptr() == out.data_ptr()
 
 # %%
-# What saving the output costs
-# ----------------------------
+# What a saved tensor costs
+# -------------------------
 #
-# The graph keeps the saved output alive, even after the caller drops
-# ``out``, until the graph is freed: by a backward pass that does not retain
-# it (``retain_graph`` defaults to ``create_graph``), or when nothing refers to
-# the graph any more. A gradient taken with ``create_graph=True`` refers to
-# ``MyExpBackward``, so the output lives as long as that gradient. And the
-# caller must not change the output in place. Autograd's check makes
-# ``backward`` raise after an in-place PyTorch operation on it (unless
-# saved-tensor hooks were in use when it was saved); a change that the check
-# misses, such as one made through ``.data``, can silently give a wrong
-# gradient (:ref:`lesson 06 <lesson-extending-rules>`).
+# What follows holds for a saved input too, but matters more for an output,
+# which callers are likelier to drop or change in place. The graph keeps the
+# saved output alive, even after the caller drops ``out``, until the graph is
+# freed: by a backward pass that does not retain it (``retain_graph`` defaults
+# to ``create_graph``), or when nothing refers to the graph any more. A
+# gradient taken with ``create_graph=True`` refers to ``MyExpBackward``, so the
+# output lives as long as that gradient. And the caller must not change the
+# output in place. Autograd's check makes ``backward`` raise after an in-place
+# PyTorch operation on it (unless saved-tensor hooks were in use when it was
+# saved); a change that the check misses, such as one made through ``.data``,
+# can silently give a wrong gradient (:ref:`lesson 06
+# <lesson-extending-rules>`).
 
 import weakref
 
@@ -122,6 +124,30 @@ with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
     hooked = MyExp.apply(x)
 hooked.mul_(2)
 torch.autograd.grad(hooked.sum(), x)
+
+
+# And a saved input is checked like the output.
+class ExpSavingInput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.exp(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.exp(x)
+
+
+not_leaf = x * 1
+saving_input = ExpSavingInput.apply(not_leaf)
+not_leaf.mul_(2)
+try:
+    saving_input.sum().backward()
+    error = ""
+except RuntimeError as err:
+    error = str(err)
+assert "modified by an inplace operation" in error
 # sphinx_gallery_end_ignore
 
 # %%
