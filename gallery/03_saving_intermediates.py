@@ -302,8 +302,11 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # and with the first alone. A solution follows at the end.
 
 
+# sphinx_gallery_start_ignore
+# Kept in the download: the check's helpers, which lesson 01 shows.
+
+
 def holds_tensor(value, seen=()):
-    """Whether ``value`` is a tensor, or a container or object that holds one."""
     if torch.is_tensor(value):
         return True
     if isinstance(value, dict):
@@ -311,15 +314,14 @@ def holds_tensor(value, seen=()):
     elif isinstance(value, (list, tuple, set, frozenset)):
         items = value
     elif hasattr(value, "__dict__") and not isinstance(value, type):
-        items = vars(value).values()  # a SimpleNamespace, a dataclass, ...
+        items = vars(value).values()
     else:
         return False
-    seen = (*seen, id(value))  # an object that refers to itself
+    seen = (*seen, id(value))
     return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 
 
 def changes_grad_out(call, x):
-    """Whether backward writes into the gradients it receives."""
     outs = call(x)
     outs = outs if isinstance(outs, tuple) else (outs,)
     grads = [torch.rand_like(out) for out in outs]
@@ -329,13 +331,12 @@ def changes_grad_out(call, x):
 
 
 def graph_fault(call, x, where):
-    """Why backward's result for ``x`` cannot be differentiated again (empty if it can)."""
     outs = call(x)
     outs = outs if isinstance(outs, tuple) else (outs,)
     ones = [torch.ones_like(out) for out in outs]
     try:
         (grad,) = torch.autograd.grad(outs, x, ones, create_graph=True, allow_unused=True)
-    except Exception:  # gradcheck reports it
+    except Exception:
         return ""
     if grad is None:
         return f"backward returns None for x {where}: did it forget return?"
@@ -350,6 +351,10 @@ def graph_fault(call, x, where):
     return f"the second derivative is lost {where}: backward's result has no graph, because {why}"
 
 
+# sphinx_gallery_end_ignore
+
+
+# holds_tensor, changes_grad_out and graph_fault are lesson 01's helpers.
 def check_x_exp(function):
     """Return quietly if ``function`` returns (x * exp(x), exp(x)), saves exp(x), and has both
     derivatives right."""
