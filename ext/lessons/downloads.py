@@ -9,7 +9,7 @@ the three files of every lesson are made again from the source, in the
 build's language, and replace the copies:
 
 * sphinx-gallery's hidden cells and configuration comments go, with its own
-  functions;
+  functions, except a hidden block marked as the reader's too (:data:`KEPT`);
 * in a translated build, the prose (the docstring and the ``# %%`` text
   cells) comes from the page's catalog, and so do the comments and one-line
   docstrings in the code, as on the page (ext/translation/code_comments.py);
