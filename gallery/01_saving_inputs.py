@@ -18,15 +18,17 @@ This lesson shows why, and gives the model that later lessons use.
 #
 # * **Forward is not recorded.** ``forward`` runs with grad mode off. When it
 #   returns, if grad mode is on and an input requires grad, the Function's
-#   ``backward`` becomes the ``grad_fn`` of each floating-point output (one
-#   node for all of them; an output marked non-differentiable, as in
-#   :ref:`lesson 06 <lesson-extending-rules>`, gets none).
+#   ``backward`` becomes the ``grad_fn`` of each floating-point or complex
+#   output (one node for all of them; an output marked non-differentiable, as
+#   in :ref:`lesson 06 <lesson-extending-rules>`, gets none).
 # * **Backward is recorded only when the caller asks.**
 #   :func:`torch.autograd.grad` and ``.backward()`` ask under
-#   ``create_graph=True``, ``torch.func.grad`` always (:ref:`lesson 09
-#   <lesson-torch-func>`). Only then does ``backward`` run with grad mode on,
-#   so that what it computes from tensors that require grad is recorded like
-#   any other code.
+#   ``create_graph=True``; the ``torch.func`` transforms that run backward
+#   (``grad``, ``vjp``, ``jacrev``) always, for a Function in the
+#   ``setup_context`` form they require (:ref:`lesson 09 <lesson-torch-func>`;
+#   ``Square`` below raises under them). Only then does ``backward`` run with
+#   grad mode on, so that what it computes from tensors that require grad is
+#   recorded.
 #
 # Take :math:`f(x) = x^2`, with :math:`f'(x) = 2x`. Backward needs only the
 # input.
@@ -89,25 +91,26 @@ assert type(probed.grad_fn).__name__ == "SquareProbeBackward"
 
 # sphinx_gallery_start_ignore
 # Hidden on the page: the scope of both facts. One node for all floating-point
-# outputs, none for an integer output or one marked non-differentiable; and
-# torch.func.grad runs backward with grad mode on, with no create_graph (it
-# needs the setup_context form of lesson 06).
+# and complex outputs, none for an integer output or one marked
+# non-differentiable; and torch.func's grad, vjp and jacrev run backward with
+# grad mode on, with no create_graph, but only in the setup_context form of
+# lesson 06: Square raises under them.
 
 
-class FourOutputs(torch.autograd.Function):
+class FiveOutputs(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         half = x / 2
         ctx.mark_non_differentiable(half)
-        return 2 * x, 3 * x, half, x.argmax()
+        return 2 * x, 3 * x, x.to(torch.complex128), half, x.argmax()
 
     @staticmethod
-    def backward(ctx, grad_twice, grad_thrice, grad_half, grad_index):
-        return 2 * grad_twice + 3 * grad_thrice
+    def backward(ctx, grad_twice, grad_thrice, grad_complex, grad_half, grad_index):
+        return 2 * grad_twice + 3 * grad_thrice + grad_complex.real
 
 
-twice, thrice, half, index = FourOutputs.apply(x)
-assert twice.grad_fn is not None and twice.grad_fn is thrice.grad_fn
+twice, thrice, complex_, half, index = FiveOutputs.apply(x)
+assert twice.grad_fn is not None and twice.grad_fn is thrice.grad_fn is complex_.grad_fn
 assert half.grad_fn is None and index.grad_fn is None
 
 
@@ -130,7 +133,15 @@ class FuncSquare(torch.autograd.Function):
 
 
 torch.func.grad(lambda t: FuncSquare.apply(t).sum())(x.detach())
-assert FuncSquare.grad_mode == [True]
+torch.func.vjp(FuncSquare.apply, x.detach())[1](torch.ones_like(x))
+torch.func.jacrev(FuncSquare.apply)(x.detach())
+assert FuncSquare.grad_mode == [True, True, True]
+try:
+    torch.func.grad(lambda t: Square.apply(t).sum())(x.detach())
+    refused = ""
+except RuntimeError as err:
+    refused = str(err)
+assert "it must override the setup_context staticmethod" in refused
 # sphinx_gallery_end_ignore
 
 # %%
@@ -240,8 +251,8 @@ assert failed and warned
 # Reading the graphs
 # ------------------
 #
-# ``torchviz.make_dot`` draws the graph behind the tensors you pass it, and
-# ``params`` names them; this site redraws it with one legend. Grey boxes are
+# ``torchviz.make_dot`` draws the graph behind the tensors you pass it
+# (``params`` names them); this site redraws it. Grey boxes are
 # backward nodes (``AccumulateGrad`` stands for a leaf that requires grad).
 # Rounded boxes are tensors: **blue**, a leaf that requires grad; **green**,
 # another tensor passed to ``make_dot``; **orange**, another tensor that a
@@ -298,13 +309,20 @@ graph
 # the end.
 
 
-def holds_tensor(value):
-    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+def holds_tensor(value, seen=()):
+    """Whether ``value`` is a tensor, or a container or object that holds one."""
+    if torch.is_tensor(value):
+        return True
     if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(holds_tensor(item) for item in value)
-    return torch.is_tensor(value)
+        items = value.values()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = value
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        items = vars(value).values()  # a SimpleNamespace, a dataclass, ...
+    else:
+        return False
+    seen = (*seen, id(value))  # an object that refers to itself
+    return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 
 
 def changes_grad_out(call, x):
@@ -331,7 +349,7 @@ def graph_fault(call, x, where):
     if grad.grad_fn is not None:
         return ""
     saved = outs[0].grad_fn.saved_tensors
-    if any(t.is_floating_point() and not t.requires_grad for t in saved):
+    if any(t is not None and t.is_floating_point() and not t.requires_grad for t in saved):
         why = "a tensor you saved does not require grad (detached, or computed in forward)"
     else:
         why = "it was computed under torch.no_grad, in NumPy, from detached tensors, or in"

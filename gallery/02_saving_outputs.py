@@ -60,19 +60,21 @@ assert any(node is out.grad_fn for node, _ in grad_x.grad_fn.next_functions)
 assert saved.data_ptr() == out.data_ptr()
 
 # %%
-# What saving the output costs
-# ----------------------------
+# What a saved tensor costs
+# -------------------------
 #
-# The graph keeps the saved output alive, even after the caller drops
-# ``out``, until the graph is freed: by a backward pass that does not retain
-# it (``retain_graph`` defaults to ``create_graph``), or when nothing refers to
-# the graph any more. A gradient taken with ``create_graph=True`` refers to
-# ``MyExpBackward``, so the output lives as long as that gradient. And the
-# caller must not change the output in place. Autograd's check makes
-# ``backward`` raise after an in-place PyTorch operation on it (unless
-# saved-tensor hooks were in use when it was saved); a change that the check
-# misses, such as one made through ``.data``, can silently give a wrong
-# gradient (:ref:`lesson 06 <lesson-extending-rules>`).
+# What follows holds for a saved input too, but matters more for an output,
+# which callers are likelier to drop or change in place. The graph keeps the
+# saved output alive, even after the caller drops ``out``, until the graph is
+# freed: by a backward pass that does not retain it (``retain_graph`` defaults
+# to ``create_graph``), or when nothing refers to the graph any more. A
+# gradient taken with ``create_graph=True`` refers to ``MyExpBackward``, so the
+# output lives as long as that gradient. And the caller must not change the
+# output in place. Autograd's check makes ``backward`` raise after an in-place
+# PyTorch operation on it (unless saved-tensor hooks were in use when it was
+# saved); a change that the check misses, such as one made through ``.data``,
+# can silently give a wrong gradient (:ref:`lesson 06
+# <lesson-extending-rules>`).
 
 import weakref
 
@@ -122,6 +124,30 @@ with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
     hooked = MyExp.apply(x)
 hooked.mul_(2)
 torch.autograd.grad(hooked.sum(), x)
+
+
+# And a saved input is checked like the output.
+class ExpSavingInput(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.exp(x)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.exp(x)
+
+
+not_leaf = x * 1
+saving_input = ExpSavingInput.apply(not_leaf)
+not_leaf.mul_(2)
+try:
+    saving_input.sum().backward()
+    error = ""
+except RuntimeError as err:
+    error = str(err)
+assert "modified by an inplace operation" in error
 # sphinx_gallery_end_ignore
 
 # %%
@@ -178,17 +204,26 @@ graph
 # follows at the end.
 
 
-def holds_tensor(value):
-    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+# sphinx_gallery_start_ignore
+# Kept in the download: the check's helpers, which lesson 01 shows.
+
+
+def holds_tensor(value, seen=()):
+    if torch.is_tensor(value):
+        return True
     if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(holds_tensor(item) for item in value)
-    return torch.is_tensor(value)
+        items = value.values()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = value
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        items = vars(value).values()
+    else:
+        return False
+    seen = (*seen, id(value))
+    return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 
 
 def changes_grad_out(call, x):
-    """Whether backward writes into the gradients it receives."""
     outs = call(x)
     outs = outs if isinstance(outs, tuple) else (outs,)
     grads = [torch.rand_like(out) for out in outs]
@@ -198,20 +233,19 @@ def changes_grad_out(call, x):
 
 
 def graph_fault(call, x, where):
-    """Why backward's result for ``x`` cannot be differentiated again (empty if it can)."""
     outs = call(x)
     outs = outs if isinstance(outs, tuple) else (outs,)
     ones = [torch.ones_like(out) for out in outs]
     try:
         (grad,) = torch.autograd.grad(outs, x, ones, create_graph=True, allow_unused=True)
-    except Exception:  # gradcheck reports it
+    except Exception:
         return ""
     if grad is None:
         return f"backward returns None for x {where}: did it forget return?"
     if grad.grad_fn is not None:
         return ""
     saved = outs[0].grad_fn.saved_tensors
-    if any(t.is_floating_point() and not t.requires_grad for t in saved):
+    if any(t is not None and t.is_floating_point() and not t.requires_grad for t in saved):
         why = "a tensor you saved does not require grad (detached, or computed in forward)"
     else:
         why = "it was computed under torch.no_grad, in NumPy, from detached tensors, or in"
@@ -219,6 +253,10 @@ def graph_fault(call, x, where):
     return f"the second derivative is lost {where}: backward's result has no graph, because {why}"
 
 
+# sphinx_gallery_end_ignore
+
+
+# holds_tensor, changes_grad_out and graph_fault are lesson 01's helpers.
 def check_sigmoid(function):
     """Return quietly if ``function`` is the sigmoid, saves its output, and has both derivatives
     right."""

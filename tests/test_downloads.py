@@ -43,6 +43,17 @@ def test_a_download_drops_what_only_the_build_needs():
     assert script.endswith("x = 1\n")
 
 
+def test_a_download_keeps_a_hidden_block_marked_for_it():
+    """Lessons 02-03 hide the check's helpers that lesson 01 shows; their downloads need them."""
+    from ext.lessons.downloads import reader_script
+
+    kept = "# sphinx_gallery_start_ignore\n# Kept in the download: why.\n\n\ndef f():\n"
+    kept += "    return 1\n# sphinx_gallery_end_ignore\n\n\ny = f()\n"
+    script = reader_script(LESSON + "\n\n" + kept)
+    assert "def f():\n    return 1\n\n\ny = f()\n" in script
+    assert "sphinx_gallery" not in script and "Kept in" not in script and "runpy" not in script
+
+
 def test_a_download_names_what_a_reader_with_pytorch_lacks():
     """One list for the page's needs line and the notebook's ``%pip`` cell."""
     from importlib.metadata import version

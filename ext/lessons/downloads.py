@@ -9,7 +9,7 @@ the three files of every lesson are made again from the source, in the
 build's language, and replace the copies:
 
 * sphinx-gallery's hidden cells and configuration comments go, with its own
-  functions;
+  functions, except a hidden block marked as the reader's too (:data:`KEPT`);
 * in a translated build, the prose (the docstring and the ``# %%`` text
   cells) comes from the page's catalog, and so do the comments and one-line
   docstrings in the code, as on the page (ext/translation/code_comments.py);
@@ -118,10 +118,22 @@ def translate_script(source: str, translate: Callable[[str], str]) -> str:
 # What a reader needs
 
 
+# A hidden block that the reader's script needs too: lessons 02 and 03 hide
+# the check's helpers that lesson 01 shows. Its markers and first comment go,
+# its code stays (with no comment of its own: the page's catalog never sees it).
+KEPT = re.compile(
+    r"^# sphinx_gallery_start_ignore\n# Kept in the download\b.*\n"
+    r"((?:.*\n)*?)# sphinx_gallery_end_ignore\n",
+    re.M,
+)
+
+
 def reader_script(source: str) -> str:
-    """*source* without what only the build needs: hidden cells, config comments."""
+    """*source* without what only the build needs: hidden cells (except those
+    kept in the download, see :data:`KEPT`), config comments."""
     from sphinx_gallery.py_source_parser import remove_config_comments, remove_ignore_blocks
 
+    source = KEPT.sub(lambda m: m.group(1).strip("\n") + "\n", source)
     return remove_config_comments(remove_ignore_blocks(source)).rstrip() + "\n"
 
 

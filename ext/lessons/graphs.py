@@ -10,9 +10,10 @@ fetches one file per graph, whichever scheme the reader chose. A click opens
 it large (docs/_static/reader.js). Two things torchviz does not do are done here:
 
 * torchviz names a Function's saved tensor only when the caller passed that
-  very tensor object in ``params``; an output or an intermediate never is,
-  because autograd hands out a new object each time it unpacks one. So an
-  anonymous saved tensor is named after the argument that the Function's
+  very tensor object in ``params``. A saved output never is, because autograd
+  hands out a new object each time it unpacks one; a saved intermediate is
+  unpacked as the object saved, but the caller holds no reference to it to
+  pass. So an anonymous saved tensor is named after the argument that the Function's
   ``forward`` (or ``setup_context``) passed to ``ctx.save_for_backward``:
   ``exp_pos`` and ``exp_neg`` rather than two anonymous boxes.
 * torchviz names every node after ``id()`` of a Python object, a memory

@@ -25,6 +25,7 @@ Otherwise the build fails, naming the answer that the check got wrong.
 """
 
 import runpy
+import types
 from pathlib import Path
 
 import numpy as np
@@ -115,7 +116,8 @@ def _generic(s):
 
 def _lost(s):
     """Lessons 01-05: a backward whose result autograd cannot differentiate, or that returns
-    nothing, and an output marked non-differentiable; each named by the check."""
+    nothing, an output marked non-differentiable, and a tensor kept on ctx inside an object;
+    each named by the check."""
 
     def no_grad_backward(ctx, *grads):
         with torch.no_grad():
@@ -132,7 +134,15 @@ def _lost(s):
         ctx.mark_non_differentiable(outs[0] if isinstance(outs, tuple) else outs)
         return outs
 
+    def keep_in_object(ctx, x):
+        ctx.kept = types.SimpleNamespace(x=x)  # a tensor inside an object of its own
+        return s.forward(ctx, x)
+
     return {
+        "a tensor kept on ctx in an object (ctx.kept = SimpleNamespace(x=x))": (
+            _variant(s, forward=keep_in_object),
+            "ctx.kept",
+        ),
         "a backward computed under torch.no_grad": (
             _variant(s, backward=no_grad_backward),
             "result has no graph, because it was computed under torch.no_grad",
@@ -226,6 +236,16 @@ def _x_exp(ns):
         ctx.save_for_backward(x, torch.exp(x))  # equal to the output, but an intermediate
         return x * exp, exp
 
+    def save_detached(ctx, x):
+        exp = torch.exp(x)
+        ctx.save_for_backward(x, exp.detach())  # the output's values, without its grad_fn
+        return x * exp, exp
+
+    def return_a_clone(ctx, x):
+        exp = torch.exp(x)
+        ctx.save_for_backward(x, exp)
+        return x * exp, exp.clone()  # the saved exp(x) is now an intermediate
+
     def save_input(ctx, x):
         ctx.save_for_backward(x)
         exp = torch.exp(x)
@@ -257,7 +277,15 @@ def _x_exp(ns):
         ),
         "a second exp(x) saved instead of the output": (
             _variant(s, forward=save_a_copy),
-            "second derivative",
+            "the exp(x) you saved is not the output you returned",
+        ),
+        "exp(x) saved detached": (
+            _variant(s, forward=save_detached),
+            "the exp(x) you saved is not the output you returned",
+        ),
+        "exp(x) saved, a clone of it returned": (
+            _variant(s, forward=return_a_clone),
+            "the exp(x) you saved is not the output you returned",
         ),
         "exp(x) marked non-differentiable": (
             _variant(s, forward=mark_exp),
@@ -268,8 +296,10 @@ def _x_exp(ns):
 
 def _named_faults(s, lost, saves_view, detached_grad_out):
     """Lessons 04-05: _lost's answers, a view of x saved in forward (``saves_view``) and a
-    detached grad_out, each with the words that the lesson's check says for it."""
-    answers = _lost(s)
+    detached grad_out, each with the words that the lesson's check says for it. A tensor kept
+    on ctx inside an object is left out: these checks test derivatives, and an answer that
+    keeps its input there but uses what it saved has the right ones."""
+    answers = {k: v for k, v in _lost(s).items() if not k.startswith("a tensor kept on ctx")}
 
     def detached_backward(ctx, *grads):
         return s.backward(ctx, *(g.detach() for g in grads))
