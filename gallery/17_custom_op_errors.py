@@ -28,10 +28,14 @@ built: paste one into the search box to land on its entry.
 # with lesson 16's ``Cube``; here the helper also leaves out the file path
 # that a custom operator's messages include, and shortens the list of valid
 # types that one of them spells out. The entries on custom operators use
-# lesson 15's ``numpy_square`` and ``keep_input``, and ``define``, which
-# makes a function the custom operator ``dbw_errors::<its name>``.
+# three helpers defined below: ``numpy_square``, a custom operator computed
+# by NumPy, with no gradient yet; ``keep_input``, a ``setup_context`` that
+# saves the inputs; and ``define``, which makes a function the custom
+# operator ``dbw_errors::<its name>``.
 
 import re
+import traceback
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -163,8 +167,11 @@ assert torch.equal(define(summed_over)(rows, [1]), rows.sum(1))
 # fails the same way).
 # **Fix:** a name of the form ``"namespace::name"``, as ``define`` writes
 # ``"dbw_errors::<its name>"``.
-# (The same words with "expected 1, got 0" come from ``ctx.saved_tensors``,
-# an unrelated cause: :ref:`lesson 16 <lesson-error-index-function>`.)
+# (The same words, with these counts or others, also come from unpacking
+# ``ctx.saved_tensors`` into more names than were saved: :ref:`lesson 16
+# <lesson-error-index-function>`. If the traceback ends in PyTorch's
+# ``torch/_library``, it is the name; if in your ``backward`` or ``jvp``, it
+# is ``ctx.saved_tensors``.)
 # :ref:`Lesson 12 <lesson-custom-ops>`
 
 message = message_of(
@@ -176,6 +183,11 @@ message = message_of(
     ValueError, lambda: torch.library.custom_op(dotted, doubled_typed, mutates_args=())
 )
 assert message == "not enough values to unpack (expected 2, got 1)"
+try:
+    torch.library.custom_op("square", doubled_typed, mutates_args=())
+except ValueError as error:
+    last_frame = traceback.extract_tb(error.__traceback__)[-1]
+assert "_library" in Path(last_frame.filename).parts  # the traceback ends in torch/_library
 doubled_op = torch.library.custom_op("dbw_errors::doubled", doubled_typed, mutates_args=())
 assert torch.equal(doubled_op(x.detach()), 2 * x.detach())
 
