@@ -793,6 +793,64 @@ message = message_of(RuntimeError, lambda: torch.func.vmap(CubeCheckedItem.apply
 assert "It looks like you're calling .item() on a Tensor" in message
 
 # %%
+# ``vmap: called random operation while in randomness error mode``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** code that ``vmap`` batches drew random numbers: a dropout in
+# training mode, ``torch.rand_like``, also in the ``forward`` of a Function
+# with ``generate_vmap_rule = True`` (``Dropout`` below), or under
+# ``jacfwd``, which batches with ``vmap``. By default ``vmap`` refuses: it
+# cannot know whether the elements of the batch should share one draw.
+# **Fix:** say which, with ``randomness="different"`` (one draw per
+# element, as separate samples want) or ``randomness="same"`` (one draw for
+# the whole batch); ``jacfwd`` takes the same argument. Or draw outside
+# ``vmap`` and pass the mask in (all below).
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+
+class Dropout(Function):
+    """Dropout with p = 0.5; the mask is a second output."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        mask = 2 * (torch.rand_like(x) > 0.5).to(x.dtype)  # a random draw
+        return x * mask, mask
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output[1])
+        ctx.mark_non_differentiable(output[1])
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_mask):
+        (mask,) = ctx.saved_tensors
+        return grad_out * mask
+
+
+def dropout(t):
+    return torch.nn.functional.dropout(t, p=0.5)  # training mode by default
+
+
+wide = torch.rand(4, 8, dtype=torch.float64) + 0.5
+message = message_of(RuntimeError, lambda: torch.func.vmap(Dropout.apply)(wide))
+assert message.startswith("vmap: called random operation while in randomness error mode")
+message = message_of(RuntimeError, lambda: torch.func.vmap(dropout)(wide))
+assert message.startswith("vmap: called random operation while in randomness error mode")
+message = message_of(RuntimeError, lambda: torch.func.jacfwd(dropout)(wide[0]))
+assert message.startswith("vmap: called random operation while in randomness error mode")
+out, masks = torch.func.vmap(Dropout.apply, randomness="different")(wide)
+assert torch.equal(out, wide * masks) and not (masks == masks[0]).all()  # one draw per row
+_, masks = torch.func.vmap(Dropout.apply, randomness="same")(wide)
+assert (masks == masks[0]).all()  # one draw for all rows
+jacobian = torch.func.jacfwd(dropout, randomness="different")(wide[0])
+assert torch.equal(jacobian, torch.diag(jacobian.diagonal()))  # diagonal: 0 or 2
+assert set(jacobian.diagonal().tolist()) <= {0.0, 2.0}
+masks = 2 * (torch.rand_like(wide) > 0.5).to(wide.dtype)  # drawn outside vmap
+assert torch.equal(torch.func.vmap(torch.mul)(wide, masks), wide * masks)
+
+# %%
 # ``There is a performance drop because we have not yet implemented the batching rule for ...``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
