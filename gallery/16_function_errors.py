@@ -224,12 +224,15 @@ assert torch.allclose(torch.autograd.grad(NewCube.apply(x).sum(), x)[0], 3 * x**
 # ``missing a required argument: 'x'``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# The message names the last parameter of ``forward``. **Cause:** a Function
-# has a ``setup_context``, and its ``forward`` still takes ``ctx``: PyTorch
-# then calls ``forward`` without ``ctx``, so the inputs fill the parameters
-# from ``ctx`` on, and the last is left without one. It is the usual
-# half-done move from ``forward(ctx, x)`` to the split of
-# :ref:`lesson 06 <lesson-extending-rules>`. **Fix:** drop ``ctx`` from
+# The message names the last parameter of ``forward`` that has no default.
+# **Cause:** a Function has a ``setup_context``, and its ``forward`` still
+# takes ``ctx``: PyTorch then calls ``forward`` without ``ctx``, so the
+# inputs fill the parameters from ``ctx`` on, and that parameter is left
+# without one. It is the usual half-done move from ``forward(ctx, x)`` to
+# the split of :ref:`lesson 06 <lesson-extending-rules>`. If the call also
+# passes an optional argument, nothing is missing: no error is raised, and
+# ``forward`` runs with every input one place off (below, ``x`` is the
+# exponent 3, and the result is the number 9). **Fix:** drop ``ctx`` from
 # ``forward``, as ``NewCube`` does.
 
 
@@ -242,23 +245,42 @@ class NewCubeKeepsCtx(NewCube):
 message = message_of(TypeError, lambda: NewCubeKeepsCtx.apply(x))
 assert message == "missing a required argument: 'x'"
 
+
+class NewPowerKeepsCtx(Function):
+    @staticmethod
+    def forward(ctx, x, n=2):  # wrong: with setup_context, forward takes no ctx
+        return x**n
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass  # no backward pass here: the error comes first
+
+
+message = message_of(TypeError, lambda: NewPowerKeepsCtx.apply(x))
+assert message == "missing a required argument: 'x'"  # n has a default
+print("NewPowerKeepsCtx.apply(x, 3):", NewPowerKeepsCtx.apply(x, 3))  # ctx=x, x=3, n=2
+assert NewPowerKeepsCtx.apply(x, 3) == 9  # no error, and not x**3
+
 # %%
 # ``not enough values to unpack (expected 1, got 0)``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# **Cause:** a method unpacked ``ctx.saved_tensors`` and found nothing saved
-# for it. A common cause: ``forward`` (or ``setup_context``) never called
-# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` (below), or
-# called it only on some of its paths. Another, in a Function with forward
-# mode: inside ``jvp``, ``ctx.saved_tensors`` holds only what was passed to
-# ``ctx.save_for_forward``; inside ``backward``, only what was passed to
-# ``ctx.save_for_backward`` (both below). **Fix:** save what ``backward``
-# reads on every path through ``forward``, as ``Cube`` does; for a Function
-# with both a ``jvp`` and a ``backward``, call both ``save_for_forward`` and
-# ``save_for_backward``, as ``CubeJvp`` does in the entries on forward mode.
-# (The same words with "expected 2, got 1", from
-# :func:`torch.library.custom_op`, mean an operator's name without a
-# namespace: :ref:`lesson 17 <lesson-error-index-ops>`.)
+# **Cause:** a method unpacked ``ctx.saved_tensors`` into more names than
+# were saved for it. The message counts the names, then the tensors saved:
+# "expected 1, got 0" when nothing was saved, "expected 2, got 1" when two
+# names are unpacked and one tensor was saved (all below). A common cause:
+# ``forward`` (or ``setup_context``) never called
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward`, called it
+# only on some of its paths, or left out a tensor. Another, in a Function
+# with forward mode: inside ``jvp``, ``ctx.saved_tensors`` holds only what
+# was passed to ``ctx.save_for_forward``; inside ``backward``, only what was
+# passed to ``ctx.save_for_backward``. **Fix:** save what ``backward``
+# reads on every path through ``forward``, as ``Cube`` and ``Mul`` do; for a
+# Function with both a ``jvp`` and a ``backward``, call both
+# ``save_for_forward`` and ``save_for_backward``, as ``CubeJvp`` does in the
+# entries on forward mode. (From :func:`torch.library.custom_op`, the words
+# "expected 2, got 1" can also mean an operator's name without a namespace:
+# :ref:`lesson 17 <lesson-error-index-ops>`.)
 # :ref:`Lesson 01 <lesson-saving-inputs>`,
 # :ref:`lesson 08 <lesson-forward-mode>`
 
@@ -272,6 +294,32 @@ class CubeSavesNothing(Cube):
 message = message_of(ValueError, lambda: CubeSavesNothing.apply(x).sum().backward())
 assert message == "not enough values to unpack (expected 1, got 0)"
 assert torch.allclose(torch.autograd.grad(Cube.apply(x).sum(), x)[0], 3 * x**2)  # Cube saves x
+
+
+class Mul(Function):
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return x * w
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, w = ctx.saved_tensors
+        return grad_out * w, grad_out * x
+
+
+class MulSavesOne(Mul):
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x)  # wrong: backward also reads w
+        return x * w
+
+
+w = torch.full((3,), 2.0, dtype=torch.float64, requires_grad=True)
+message = message_of(ValueError, lambda: MulSavesOne.apply(x, w).sum().backward())
+assert message == "not enough values to unpack (expected 2, got 1)"
+grad_x, grad_w = torch.autograd.grad(Mul.apply(x, w).sum(), (x, w))  # Mul saves both
+assert torch.equal(grad_x, w.detach()) and torch.equal(grad_w, x.detach())
 
 import torch.autograd.forward_ad as fwAD
 
@@ -442,7 +490,11 @@ assert gradcheck(CubeSum.apply, (x,))  # Cube's backward: 3 * x**2 * grad_out
 # inputs itself (an identity, or a shortcut such as :math:`x^1` below) and
 # saved it, or the output, for ``backward``. **Fix:** return a view of it,
 # ``x.view_as(x)``, as the message says (or write ``forward`` with ``ctx``,
-# which accepts it). :ref:`Lesson 06 <lesson-extending-rules>`
+# which accepts it). Either way, the output is then a view of the input made
+# inside a Function, which later code may not change in place while autograd
+# records (:ref:`its entry <error-index-function-view-in-place>`); if the
+# code after the Function does, return ``x.clone()`` instead.
+# :ref:`Lesson 06 <lesson-extending-rules>`
 
 
 class Power(Function):
@@ -741,6 +793,12 @@ assert torch.allclose(grad, leaf.exp())
 # **Cause:** ``forward`` marked an input with ``mark_dirty`` but returned
 # another tensor. **Fix:** return the input changed in place itself.
 # :ref:`Lesson 06 <lesson-extending-rules>`
+#
+# **Another cause,** under ``vmap``: a Function with
+# ``generate_vmap_rule = True`` meets it even when it returns the input it
+# marked (``DoubleInPlace`` below). **Fix:** a ``vmap`` staticmethod that
+# calls the Function on the whole batch, as ``DoubleInPlaceVmap`` does
+# (:ref:`lesson 17 <lesson-error-index-ops>`).
 
 
 class ExpInPlaceCopy(ExpInPlace):
@@ -754,6 +812,81 @@ class ExpInPlaceCopy(ExpInPlace):
 message = message_of(RuntimeError, lambda: ExpInPlaceCopy.apply(x.clone()))
 assert "marked as dirty during the forward method were not returned as output" in message
 assert torch.allclose(ExpInPlace.apply(x.clone()), x.exp())  # returns x itself
+
+
+class DoubleInPlace(Function):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        return x.mul_(2)  # returns the input it changed
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.mark_dirty(inputs[0])
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return 2 * grad_out
+
+
+class DoubleInPlaceVmap(DoubleInPlace):
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        return DoubleInPlaceVmap.apply(x), in_dims[0]  # forward sees the whole batch
+
+
+rows = torch.ones(2, 3, dtype=torch.float64)
+assert torch.equal(DoubleInPlace.apply(rows.clone()), 2 * rows)  # no error without vmap
+message = message_of(RuntimeError, lambda: torch.func.vmap(DoubleInPlace.apply)(rows.clone()))
+assert "marked as dirty during the forward method were not returned as output" in message
+doubled = rows.clone()
+assert torch.func.vmap(DoubleInPlaceVmap.apply)(doubled) is doubled  # the input itself
+assert torch.equal(doubled, 2 * rows)
+
+# %%
+# .. _error-index-function-view-in-place:
+#
+# ``is a view and is being modified inplace. This view was created inside a custom Function``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# The message begins with the output's position and the Function's name:
+# below, "Output 0 of PowerFixed". **Cause:** a Function returned a view of
+# an input (``x.view_as(x)``, as the fix of the "returned as-is" entry above
+# does, ``x[:2]``, ``x.view(...)``, or the input itself from a ``forward``
+# that takes ``ctx``), and later code changed that output in place
+# (``mul_``, ``+=``, an activation with ``inplace=True``) while autograd
+# recorded: an input required grad, and grad mode was on. Autograd's
+# handling of a changed view would override the Function's ``backward``, so
+# it refuses. **Fix:** clone the output before changing it; or return
+# ``x.clone()`` from ``forward``, as ``PowerCloned`` does; or make the
+# change out of place, ``y = y * 2`` (all below).
+
+
+def double_in_place(y):
+    y.mul_(2)  # wrong when y is a view made inside a Function
+    return y
+
+
+class PowerCloned(Power):
+    @staticmethod
+    def forward(x, n):
+        return x.clone() if n == 1 else x**n  # a new tensor
+
+
+message = message_of(RuntimeError, lambda: double_in_place(PowerFixed.apply(x, 1)))
+assert message.startswith("Output 0 of PowerFixed is a view and is being modified inplace.")
+message = message_of(RuntimeError, lambda: torch.relu_(PowerFixed.apply(x, 1)))
+assert "This view was created inside a custom Function" in message
+twos = torch.full_like(x, 2.0)
+for fixed in (
+    lambda: double_in_place(PowerFixed.apply(x, 1).clone()),  # cloned after
+    lambda: double_in_place(PowerCloned.apply(x, 1)),  # cloned inside
+    lambda: PowerFixed.apply(x, 1) * 2,  # out of place
+):
+    assert torch.equal(torch.autograd.grad(fixed().sum(), x)[0], twos)
 
 # %%
 # Forward mode
@@ -793,6 +926,10 @@ message = message_of(NotImplementedError, lambda: torch.func.jacfwd(NewCubeVmap.
 assert "You must implement the jvp function" in message
 message = message_of(RuntimeError, lambda: torch.func.jacfwd(NewCube.apply)(x))
 assert "does not have vmap support" in message  # no vmap rule: stops before
+message = message_of(NotImplementedError, lambda: torch.func.hessian(NewCubeVmap.apply)(x))
+assert "You must implement the jvp function" in message
+message = message_of(RuntimeError, lambda: torch.func.hessian(NewCube.apply)(x))
+assert "does not have vmap support" in message  # the same for hessian
 
 
 class CubeJvp(Cube):

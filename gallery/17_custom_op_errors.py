@@ -28,10 +28,14 @@ built: paste one into the search box to land on its entry.
 # with lesson 16's ``Cube``; here the helper also leaves out the file path
 # that a custom operator's messages include, and shortens the list of valid
 # types that one of them spells out. The entries on custom operators use
-# lesson 15's ``numpy_square`` and ``keep_input``, and ``define``, which
-# makes a function the custom operator ``dbw_errors::<its name>``.
+# three helpers defined below: ``numpy_square``, a custom operator computed
+# by NumPy, with no gradient yet; ``keep_input``, a ``setup_context`` that
+# saves the inputs; and ``define``, which makes a function the custom
+# operator ``dbw_errors::<its name>``.
 
 import re
+import traceback
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -163,8 +167,11 @@ assert torch.equal(define(summed_over)(rows, [1]), rows.sum(1))
 # fails the same way).
 # **Fix:** a name of the form ``"namespace::name"``, as ``define`` writes
 # ``"dbw_errors::<its name>"``.
-# (The same words with "expected 1, got 0" come from ``ctx.saved_tensors``,
-# an unrelated cause: :ref:`lesson 16 <lesson-error-index-function>`.)
+# (The same words, with these counts or others, also come from unpacking
+# ``ctx.saved_tensors`` into more names than were saved: :ref:`lesson 16
+# <lesson-error-index-function>`. If the traceback ends in PyTorch's
+# ``torch/_library``, it is the name; if in your ``backward`` or ``jvp``, it
+# is ``ctx.saved_tensors``.)
 # :ref:`Lesson 12 <lesson-custom-ops>`
 
 message = message_of(
@@ -176,6 +183,11 @@ message = message_of(
     ValueError, lambda: torch.library.custom_op(dotted, doubled_typed, mutates_args=())
 )
 assert message == "not enough values to unpack (expected 2, got 1)"
+try:
+    torch.library.custom_op("square", doubled_typed, mutates_args=())
+except ValueError as error:
+    last_frame = traceback.extract_tb(error.__traceback__)[-1]
+assert "_library" in Path(last_frame.filename).parts  # the traceback ends in torch/_library
 doubled_op = torch.library.custom_op("dbw_errors::doubled", doubled_typed, mutates_args=())
 assert torch.equal(doubled_op(x.detach()), 2 * x.detach())
 
@@ -781,6 +793,64 @@ class CubeCheckedItem(CubeChecked):
 
 message = message_of(RuntimeError, lambda: torch.func.vmap(CubeCheckedItem.apply)(batch))
 assert "It looks like you're calling .item() on a Tensor" in message
+
+# %%
+# ``vmap: called random operation while in randomness error mode``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** code that ``vmap`` batches drew random numbers: a dropout in
+# training mode, ``torch.rand_like``, also in the ``forward`` of a Function
+# with ``generate_vmap_rule = True`` (``Dropout`` below), or under
+# ``jacfwd``, which batches with ``vmap``. By default ``vmap`` refuses: it
+# cannot know whether the elements of the batch should share one draw.
+# **Fix:** say which, with ``randomness="different"`` (one draw per
+# element, as separate samples want) or ``randomness="same"`` (one draw for
+# the whole batch); ``jacfwd`` takes the same argument. Or draw outside
+# ``vmap`` and pass the mask in (all below).
+# :ref:`Lesson 09 <lesson-torch-func>`
+
+
+class Dropout(Function):
+    """Dropout with p = 0.5; the mask is a second output."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x):
+        mask = 2 * (torch.rand_like(x) > 0.5).to(x.dtype)  # a random draw
+        return x * mask, mask
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output[1])
+        ctx.mark_non_differentiable(output[1])
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_mask):
+        (mask,) = ctx.saved_tensors
+        return grad_out * mask
+
+
+def dropout(t):
+    return torch.nn.functional.dropout(t, p=0.5)  # training mode by default
+
+
+wide = torch.rand(4, 8, dtype=torch.float64) + 0.5
+message = message_of(RuntimeError, lambda: torch.func.vmap(Dropout.apply)(wide))
+assert message.startswith("vmap: called random operation while in randomness error mode")
+message = message_of(RuntimeError, lambda: torch.func.vmap(dropout)(wide))
+assert message.startswith("vmap: called random operation while in randomness error mode")
+message = message_of(RuntimeError, lambda: torch.func.jacfwd(dropout)(wide[0]))
+assert message.startswith("vmap: called random operation while in randomness error mode")
+out, masks = torch.func.vmap(Dropout.apply, randomness="different")(wide)
+assert torch.equal(out, wide * masks) and not (masks == masks[0]).all()  # one draw per row
+_, masks = torch.func.vmap(Dropout.apply, randomness="same")(wide)
+assert (masks == masks[0]).all()  # one draw for all rows
+jacobian = torch.func.jacfwd(dropout, randomness="different")(wide[0])
+assert torch.equal(jacobian, torch.diag(jacobian.diagonal()))  # diagonal: 0 or 2
+assert set(jacobian.diagonal().tolist()) <= {0.0, 2.0}
+masks = 2 * (torch.rand_like(wide) > 0.5).to(wide.dtype)  # drawn outside vmap
+assert torch.equal(torch.func.vmap(torch.mul)(wide, masks), wide * masks)
 
 # %%
 # ``There is a performance drop because we have not yet implemented the batching rule for ...``

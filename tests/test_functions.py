@@ -267,6 +267,16 @@ TABLE = {
     ("16_function_errors", "NewCubeKeepsCtx"): (DEMO, None, None),  # forward keeps ctx
     ("16_function_errors", "NewCubeVmap"): (DOUBLE, apply("NewCubeVmap"), UNARY),
     ("16_function_errors", "Exp"): (DOUBLE, apply("Exp"), UNARY),
+    ("16_function_errors", "Mul"): (DOUBLE, apply("Mul"), PAIR),
+    ("16_function_errors", "MulSavesOne"): (DEMO, None, None),  # backward unpacks two
+    ("16_function_errors", "NewPowerKeepsCtx"): (DEMO, None, None),  # forward keeps ctx
+    ("16_function_errors", "PowerCloned"): (DOUBLE, apply("PowerCloned", 1), UNARY),
+    ("16_function_errors", "DoubleInPlace"): (DOUBLE, apply("DoubleInPlace", clone=True), UNARY),
+    ("16_function_errors", "DoubleInPlaceVmap"): (
+        DOUBLE,
+        apply("DoubleInPlaceVmap", clone=True),
+        UNARY,
+    ),
     ("17_custom_op_errors", "Cube"): (DOUBLE, apply("Cube"), UNARY),
     # A check in forward that vmap cannot run (its generated rule), and the fix.
     ("17_custom_op_errors", "CubeChecked"): (DOUBLE, apply("CubeChecked"), UNARY),
@@ -277,6 +287,7 @@ TABLE = {
     ("17_custom_op_errors", "NumpyCube"): (DOUBLE, apply("NumpyCube"), UNARY),
     ("17_custom_op_errors", "NumpyCubeVmap"): (DOUBLE, apply("NumpyCubeVmap"), UNARY),
     ("17_custom_op_errors", "NumpyCubeBothRules"): (DEMO, None, None),  # vmap refuses it
+    ("17_custom_op_errors", "Dropout"): (DEMO, None, None),  # a new random mask at each call
     ("17_custom_op_errors", "NumpyCubeVmapOneReturn"): (DEMO, None, None),  # vmap refuses it
     ("17_custom_op_errors", "CubeNumpyBackward"): (FIRST_ONLY, apply("CubeNumpyBackward"), UNARY),
     ("17_custom_op_errors", "CubeBackwardInNumpy"): (DOUBLE, apply("CubeBackwardInNumpy"), PAIR),
