@@ -16,11 +16,18 @@ wall-clock times would change from one machine, and one run, to the next.
 They are not a substitute for measuring your own model: time it on your
 hardware, and measure its peak memory. The counters:
 
-* **operations**: each operation that reaches the dispatcher, after
-  decomposition (``@`` is counted as ``aten.mm``), counted by name;
+* **operations**: each ATen operation that the dispatcher passes on below
+  autograd, after the decompositions into ATen operations, counted by name. A
+  ``@`` becomes ``aten.mm`` for two matrices, ``aten.mv`` for a matrix and a
+  vector, ``aten.dot`` for two vectors. What a kernel calls inside itself is
+  not seen;
 * **FLOPs**: ``torch.utils.flop_counter.FlopCounterMode``, which counts only
-  the operations it has a formula for (matrix products, convolutions,
-  attention): on this network, the matrix products and nothing else;
+  the operations it has a formula for: products of matrices and of batches of
+  matrices (``mm``, ``addmm``, ``bmm``, ``baddbmm``), convolutions, and some
+  attention kernels. It counts no ``dot`` or ``mv``, and not the fused kernel
+  of ``scaled_dot_product_attention`` on CPU. On this network it counts the
+  matrix products. It misses one product below: the dot ``g @ v`` of the
+  double-backward Hessian-vector product, :math:`2 \times 8448` FLOPs;
 * **memory**: the storage that autograd saves for a backward pass, seen by a
   saved-tensor hook (each storage once, a dual tensor's tangent with it),
   leaving out the storages that existed before the computation (the data, the
@@ -89,9 +96,9 @@ def loss(theta):
 
 # %%
 # The operations and the storages come from a
-# ``torch.utils._python_dispatch.TorchDispatchMode``, which sees each
-# operation that reaches the dispatcher, after decomposition. It also notes the matrix products one of whose
-# operands is all zeros: they come back at the end.
+# ``torch.utils._python_dispatch.TorchDispatchMode``, ``Trace``. It also notes
+# the matrix products one of whose operands is all zeros: they come back at
+# the end.
 
 
 def storage_of(tensor):
@@ -169,6 +176,7 @@ on_ctx = measure(lambda: torch.autograd.grad(TanhOnCtx.apply(probe).sum(), probe
 saved_tanh = measure(lambda: torch.autograd.grad(Tanh.apply(probe).sum(), probe))[2]
 print(f"bytes seen: output saved {saved_tanh:,}, slope on ctx {on_ctx:,}")
 assert on_ctx == 0 and saved_tanh == probe.nbytes
+assert TanhOnCtx.apply(probe).grad_fn.slope.nbytes == probe.nbytes  # kept all the same
 
 # %%
 # What create_graph=True adds
