@@ -187,9 +187,12 @@ assert TanhOnCtx.apply(probe).grad_fn.slope.nbytes == probe.nbytes  # kept all t
 # for the second pass. On this network that is all it adds to the work: the
 # trace finds the same operations, every one of them, not only the matrix
 # products that the FLOPs count. The sum of saved bytes cannot show one more
-# cost: ``create_graph=True`` implies ``retain_graph=True``, so the forward
-# pass's saved tensors stay alive after the backward pass, which a plain
-# backward frees as it goes.
+# cost. ``retain_graph`` defaults to the value of ``create_graph``, so the
+# forward pass's saved tensors stay alive after the backward pass; a plain
+# backward frees them as it goes. The second pass needs them here: the
+# recorded backward uses the forward pass's outputs (tanh's among them), so the
+# second pass goes back through the forward pass's nodes and reads what they
+# saved. With ``create_graph=True, retain_graph=False`` it fails.
 
 
 def gradient():
@@ -227,8 +230,20 @@ print(
     saved_after_backward(),
     "| create_graph=True",
     saved_after_backward(create_graph=True),
+    "| and retain_graph=False",
+    saved_after_backward(create_graph=True, retain_graph=False),
 )
 assert not saved_after_backward() and saved_after_backward(create_graph=True)
+assert not saved_after_backward(create_graph=True, retain_graph=False)
+
+(g,) = torch.autograd.grad(loss(leaf), leaf, create_graph=True, retain_graph=False)
+try:
+    torch.autograd.grad(g @ v, leaf)
+    message = ""
+except RuntimeError as error:
+    message = str(error)
+print("second pass after retain_graph=False:", message.split(" (")[0])
+assert "backward through the graph a second time" in message
 
 # %%
 # The operations are the same here because every backward formula on this
