@@ -267,21 +267,45 @@ assert silu_traces[0] != silu_traces[1]
 assert "aten.silu_backward.default" in silu_traces[0] - silu_traces[1]
 
 # %%
-# The memory counter cannot look inside four transforms of :mod:`torch.func`:
-# ``grad``, ``vjp``, ``jacrev`` and ``hessian`` refuse to run under
-# saved-tensor hooks (``jvp``, ``vmap`` and ``jacfwd`` do run under them).
+# The memory counter cannot look inside the reverse-mode transforms of
+# :mod:`torch.func`. ``grad``, ``grad_and_value``, ``vjp``, ``jacrev``,
+# ``hessian`` and any transform built on one of them refuse to run under
+# saved-tensor hooks, and refuse hooks set inside them. ``jvp``, ``vmap`` and
+# ``jacfwd`` do run under them.
 
-try:
-    measure(lambda: torch.func.grad(loss)(theta))
-    message = ""
-except RuntimeError as error:
-    message = str(error)
+
+def tanh_sum(t):
+    return torch.tanh(t).sum()
+
+
+def hooks_inside(t):
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        return tanh_sum(t)
+
+
+func = torch.func
+refusals = {
+    "grad": lambda: measure(lambda: func.grad(tanh_sum)(v)),
+    "grad_and_value": lambda: measure(lambda: func.grad_and_value(tanh_sum)(v)),
+    "vjp": lambda: measure(lambda: func.vjp(tanh_sum, v)),
+    "jacrev": lambda: measure(lambda: func.jacrev(torch.tanh)(v[:4])),
+    "hessian": lambda: measure(lambda: func.hessian(tanh_sum)(v[:4])),
+    "vmap(grad)": lambda: measure(lambda: func.vmap(func.grad(torch.tanh))(v)),
+    "hooks inside grad": lambda: func.grad(hooks_inside)(v),
+}
+for name, attempt in refusals.items():
+    try:
+        attempt()
+        message = ""
+    except RuntimeError as error:
+        message = str(error)
+    assert "don't yet support saved tensor hooks" in message, name
+print("refused:", ", ".join(refusals))
 print("RuntimeError:", message)
-assert "don't yet support saved tensor hooks" in message
 with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
-    torch.func.jvp(torch.tanh, (theta,), (v,))  # these three run
-    torch.func.vmap(torch.tanh)(theta)
-    torch.func.jacfwd(torch.tanh)(theta[:4])
+    func.jvp(torch.tanh, (theta,), (v,))  # these three run
+    func.vmap(torch.tanh)(theta)
+    func.jacfwd(torch.tanh)(theta[:4])
 
 # %%
 # Four Hessian-vector products
@@ -383,8 +407,8 @@ assert saved["forward over reverse"] > saved["double backward"]
 # * Counters make this page the same on every build; for your own model,
 #   time it on your hardware and measure its peak memory. Know what each
 #   counter sees: ``FlopCounterMode`` only the operations it has formulas
-#   for, ``saved_tensors_hooks`` neither tensors kept on ``ctx`` nor the
-#   inside of ``torch.func``'s ``grad``, ``vjp``, ``jacrev`` and ``hessian``.
+#   for (no ``dot`` or ``mv``), ``saved_tensors_hooks`` neither tensors kept
+#   on ``ctx`` nor the inside of ``torch.func``'s reverse-mode transforms.
 #
 # Next, :ref:`the error index <lesson-error-index>`: the error messages these
 # lessons met, and others that readers often meet, each with its cause and
