@@ -356,14 +356,34 @@ for name, method in methods.items():
 
 # %%
 # All four give the same vector. On this network, double backward and ``vhp``
-# count the same FLOPs, about those of two gradients, and save the same
-# memory; ``hvp`` pays for its extra backward pass in both.
+# count the same FLOPs of matrix products, about those of two gradients, and
+# save the same memory. The one product they do not share is double
+# backward's dot ``g @ v``, and the FLOP counter does not see it.
 
 assert 1.9 < flops["double backward"] / plain_flops < 2.1
 assert flops["functional.vhp"] == flops["double backward"]
 assert saved["functional.vhp"] == saved["double backward"]
+assert traces["double backward"].operations["aten.dot.default"] == 1
+assert "aten.dot.default" not in traces["functional.vhp"].operations
+with FlopCounterMode(display=False) as counter:
+    v @ v
+assert counter.get_total_flops() == 0  # a dot counts no FLOPs
+
+# %%
+# ``hvp`` pays for its extra backward pass in FLOPs and in memory. That pass
+# is a backward on a vector of zeros (PyTorch's double-backward trick, which
+# gets :math:`H v` from two vector-Jacobian products), so every matrix product
+# it adds has an all-zero operand.
+
+zeros = traces["functional.hvp"].zero_products
+without_zeros = flops["functional.hvp"] - sum(zeros)
+print(
+    f"functional.hvp: {len(zeros)} products by zeros; without them, "
+    f"{without_zeros / plain_flops:.1f}x"
+)
 assert flops["functional.hvp"] > flops["functional.vhp"]
 assert saved["functional.hvp"] > saved["functional.vhp"]
+assert zeros and without_zeros == flops["double backward"]
 
 # %%
 # Forward over reverse counts more FLOPs, and all of the difference is work on
@@ -371,8 +391,9 @@ assert saved["functional.hvp"] > saved["functional.vhp"]
 # forward-mode formula of a matrix product, :math:`\dot{A} B + A \dot{B}`,
 # fills a missing tangent with zeros and multiplies them. Here that happens
 # twice: in ``inputs @ w1.T`` and in the gradient of ``w1``, which multiplies
-# by ``inputs``. Without those two products, forward over reverse counts exactly
-# the FLOPs of double backward.
+# by ``inputs``. Without those two products, forward over reverse counts
+# exactly the FLOPs counted for double backward (whose dot ``g @ v`` the
+# counter does not see).
 
 zeros = traces["forward over reverse"].zero_products
 without_zeros = flops["forward over reverse"] - sum(zeros)
@@ -401,9 +422,10 @@ assert saved["forward over reverse"] > saved["double backward"]
 #   it runs the same operations as a plain backward; an operator such as SiLU
 #   switches to a backward made of more operations.
 # * On this network, a Hessian-vector product by double backward or ``vhp``
-#   costs the matrix products of about two gradients; ``functional.hvp``
-#   costs more products and more memory; forward over reverse, in eager mode,
-#   also multiplies zeros, and saves tangents and its tangent computations.
+#   costs the matrix products of about two gradients. Forward over reverse
+#   and ``functional.hvp``, in eager mode, also multiply zeros, and save more:
+#   ``functional.hvp`` what its extra pass records, forward over reverse
+#   tangents and its tangent computations.
 # * Counters make this page the same on every build; for your own model,
 #   time it on your hardware and measure its peak memory. Know what each
 #   counter sees: ``FlopCounterMode`` only the operations it has formulas
