@@ -269,9 +269,9 @@ assert "aten.silu_backward.default" in silu_traces[0] - silu_traces[1]
 # %%
 # The memory counter cannot look inside the reverse-mode transforms of
 # :mod:`torch.func`. ``grad``, ``grad_and_value``, ``vjp``, ``jacrev``,
-# ``hessian`` and any transform built on one of them refuse to run under
-# saved-tensor hooks, and refuse hooks set inside them. ``jvp``, ``vmap`` and
-# ``jacfwd`` do run under them.
+# ``hessian`` and any composition that includes one of them (``vmap`` of
+# ``grad``) refuse to run under saved-tensor hooks, and refuse hooks set
+# inside them. ``jvp``, ``vmap`` and ``jacfwd`` do run under them.
 
 
 def tanh_sum(t):
