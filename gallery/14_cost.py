@@ -16,11 +16,18 @@ wall-clock times would change from one machine, and one run, to the next.
 They are not a substitute for measuring your own model: time it on your
 hardware, and measure its peak memory. The counters:
 
-* **operations**: each operation that reaches the dispatcher, after
-  decomposition (``@`` is counted as ``aten.mm``), counted by name;
+* **operations**: each ATen operation that the dispatcher passes on below
+  autograd, after the decompositions into ATen operations, counted by name. A
+  ``@`` becomes ``aten.mm`` for two matrices, ``aten.mv`` for a matrix and a
+  vector, ``aten.dot`` for two vectors. What a kernel calls inside itself is
+  not seen;
 * **FLOPs**: ``torch.utils.flop_counter.FlopCounterMode``, which counts only
-  the operations it has a formula for (matrix products, convolutions,
-  attention): on this network, the matrix products and nothing else;
+  the operations it has a formula for: products of matrices and of batches of
+  matrices (``mm``, ``addmm``, ``bmm``, ``baddbmm``), convolutions, and some
+  attention kernels. It counts no ``dot`` or ``mv``, and not the fused kernel
+  of ``scaled_dot_product_attention`` on CPU. On this network it counts the
+  matrix products. It misses one product below: the dot ``g @ v`` of the
+  double-backward Hessian-vector product, :math:`2 \times 8448` FLOPs;
 * **memory**: the storage that autograd saves for a backward pass, seen by a
   saved-tensor hook (each storage once, a dual tensor's tangent with it),
   leaving out the storages that existed before the computation (the data, the
@@ -89,9 +96,9 @@ def loss(theta):
 
 # %%
 # The operations and the storages come from a
-# ``torch.utils._python_dispatch.TorchDispatchMode``, which sees each
-# operation that reaches the dispatcher, after decomposition. It also notes the matrix products one of whose
-# operands is all zeros: they come back at the end.
+# ``torch.utils._python_dispatch.TorchDispatchMode``, ``Trace``. It also notes
+# the matrix products one of whose operands is all zeros: they come back at
+# the end.
 
 
 def storage_of(tensor):
@@ -169,6 +176,7 @@ on_ctx = measure(lambda: torch.autograd.grad(TanhOnCtx.apply(probe).sum(), probe
 saved_tanh = measure(lambda: torch.autograd.grad(Tanh.apply(probe).sum(), probe))[2]
 print(f"bytes seen: output saved {saved_tanh:,}, slope on ctx {on_ctx:,}")
 assert on_ctx == 0 and saved_tanh == probe.nbytes
+assert TanhOnCtx.apply(probe).grad_fn.slope.nbytes == probe.nbytes  # kept all the same
 
 # %%
 # What create_graph=True adds
@@ -179,9 +187,12 @@ assert on_ctx == 0 and saved_tanh == probe.nbytes
 # for the second pass. On this network that is all it adds to the work: the
 # trace finds the same operations, every one of them, not only the matrix
 # products that the FLOPs count. The sum of saved bytes cannot show one more
-# cost: ``create_graph=True`` implies ``retain_graph=True``, so the forward
-# pass's saved tensors stay alive after the backward pass, which a plain
-# backward frees as it goes.
+# cost. ``retain_graph`` defaults to the value of ``create_graph``, so the
+# forward pass's saved tensors stay alive after the backward pass; a plain
+# backward frees them as it goes. The second pass needs them here: the
+# recorded backward uses the forward pass's outputs (tanh's among them), so the
+# second pass goes back through the forward pass's nodes and reads what they
+# saved. With ``create_graph=True, retain_graph=False`` it fails.
 
 
 def gradient():
@@ -219,8 +230,20 @@ print(
     saved_after_backward(),
     "| create_graph=True",
     saved_after_backward(create_graph=True),
+    "| and retain_graph=False",
+    saved_after_backward(create_graph=True, retain_graph=False),
 )
 assert not saved_after_backward() and saved_after_backward(create_graph=True)
+assert not saved_after_backward(create_graph=True, retain_graph=False)
+
+(g,) = torch.autograd.grad(loss(leaf), leaf, create_graph=True, retain_graph=False)
+try:
+    torch.autograd.grad(g @ v, leaf)
+    message = ""
+except RuntimeError as error:
+    message = str(error)
+print("second pass after retain_graph=False:", message.split(" (")[0])
+assert "backward through the graph a second time" in message
 
 # %%
 # The operations are the same here because every backward formula on this
@@ -244,21 +267,45 @@ assert silu_traces[0] != silu_traces[1]
 assert "aten.silu_backward.default" in silu_traces[0] - silu_traces[1]
 
 # %%
-# The memory counter cannot look inside four transforms of :mod:`torch.func`:
-# ``grad``, ``vjp``, ``jacrev`` and ``hessian`` refuse to run under
-# saved-tensor hooks (``jvp``, ``vmap`` and ``jacfwd`` do run under them).
+# The memory counter cannot look inside the reverse-mode transforms of
+# :mod:`torch.func`. ``grad``, ``grad_and_value``, ``vjp``, ``jacrev``,
+# ``hessian`` and any composition that includes one of them (``vmap`` of
+# ``grad``) refuse to run under saved-tensor hooks, and refuse hooks set
+# inside them. ``jvp``, ``vmap`` and ``jacfwd`` do run under them.
 
-try:
-    measure(lambda: torch.func.grad(loss)(theta))
-    message = ""
-except RuntimeError as error:
-    message = str(error)
+
+def tanh_sum(t):
+    return torch.tanh(t).sum()
+
+
+def hooks_inside(t):
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        return tanh_sum(t)
+
+
+func = torch.func
+refusals = {
+    "grad": lambda: measure(lambda: func.grad(tanh_sum)(v)),
+    "grad_and_value": lambda: measure(lambda: func.grad_and_value(tanh_sum)(v)),
+    "vjp": lambda: measure(lambda: func.vjp(tanh_sum, v)),
+    "jacrev": lambda: measure(lambda: func.jacrev(torch.tanh)(v[:4])),
+    "hessian": lambda: measure(lambda: func.hessian(tanh_sum)(v[:4])),
+    "vmap(grad)": lambda: measure(lambda: func.vmap(func.grad(torch.tanh))(v)),
+    "hooks inside grad": lambda: func.grad(hooks_inside)(v),
+}
+for name, attempt in refusals.items():
+    try:
+        attempt()
+        message = ""
+    except RuntimeError as error:
+        message = str(error)
+    assert "don't yet support saved tensor hooks" in message, name
+print("refused:", ", ".join(refusals))
 print("RuntimeError:", message)
-assert "don't yet support saved tensor hooks" in message
 with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
-    torch.func.jvp(torch.tanh, (theta,), (v,))  # these three run
-    torch.func.vmap(torch.tanh)(theta)
-    torch.func.jacfwd(torch.tanh)(theta[:4])
+    func.jvp(torch.tanh, (theta,), (v,))  # these three run
+    func.vmap(torch.tanh)(theta)
+    func.jacfwd(torch.tanh)(theta[:4])
 
 # %%
 # Four Hessian-vector products
@@ -309,14 +356,34 @@ for name, method in methods.items():
 
 # %%
 # All four give the same vector. On this network, double backward and ``vhp``
-# count the same FLOPs, about those of two gradients, and save the same
-# memory; ``hvp`` pays for its extra backward pass in both.
+# count the same FLOPs of matrix products, about those of two gradients, and
+# save the same memory. The one product they do not share is double
+# backward's dot ``g @ v``, and the FLOP counter does not see it.
 
 assert 1.9 < flops["double backward"] / plain_flops < 2.1
 assert flops["functional.vhp"] == flops["double backward"]
 assert saved["functional.vhp"] == saved["double backward"]
+assert traces["double backward"].operations["aten.dot.default"] == 1
+assert "aten.dot.default" not in traces["functional.vhp"].operations
+with FlopCounterMode(display=False) as counter:
+    v @ v
+assert counter.get_total_flops() == 0  # a dot counts no FLOPs
+
+# %%
+# ``hvp`` pays for its extra backward pass in FLOPs and in memory. That pass
+# is a backward on a vector of zeros (PyTorch's double-backward trick, which
+# gets :math:`H v` from two vector-Jacobian products), so every matrix product
+# it adds has an all-zero operand.
+
+zeros = traces["functional.hvp"].zero_products
+without_zeros = flops["functional.hvp"] - sum(zeros)
+print(
+    f"functional.hvp: {len(zeros)} products by zeros; without them, "
+    f"{without_zeros / plain_flops:.1f}x"
+)
 assert flops["functional.hvp"] > flops["functional.vhp"]
 assert saved["functional.hvp"] > saved["functional.vhp"]
+assert zeros and without_zeros == flops["double backward"]
 
 # %%
 # Forward over reverse counts more FLOPs, and all of the difference is work on
@@ -324,8 +391,9 @@ assert saved["functional.hvp"] > saved["functional.vhp"]
 # forward-mode formula of a matrix product, :math:`\dot{A} B + A \dot{B}`,
 # fills a missing tangent with zeros and multiplies them. Here that happens
 # twice: in ``inputs @ w1.T`` and in the gradient of ``w1``, which multiplies
-# by ``inputs``. Without those two products, forward over reverse counts exactly
-# the FLOPs of double backward.
+# by ``inputs``. Without those two products, forward over reverse counts
+# exactly the FLOPs counted for double backward (whose dot ``g @ v`` the
+# counter does not see).
 
 zeros = traces["forward over reverse"].zero_products
 without_zeros = flops["forward over reverse"] - sum(zeros)
@@ -354,14 +422,15 @@ assert saved["forward over reverse"] > saved["double backward"]
 #   it runs the same operations as a plain backward; an operator such as SiLU
 #   switches to a backward made of more operations.
 # * On this network, a Hessian-vector product by double backward or ``vhp``
-#   costs the matrix products of about two gradients; ``functional.hvp``
-#   costs more products and more memory; forward over reverse, in eager mode,
-#   also multiplies zeros, and saves tangents and its tangent computations.
+#   costs the matrix products of about two gradients. Forward over reverse
+#   and ``functional.hvp``, in eager mode, also multiply zeros, and save more:
+#   ``functional.hvp`` what its extra pass records, forward over reverse
+#   tangents and its tangent computations.
 # * Counters make this page the same on every build; for your own model,
 #   time it on your hardware and measure its peak memory. Know what each
 #   counter sees: ``FlopCounterMode`` only the operations it has formulas
-#   for, ``saved_tensors_hooks`` neither tensors kept on ``ctx`` nor the
-#   inside of ``torch.func``'s ``grad``, ``vjp``, ``jacrev`` and ``hessian``.
+#   for (no ``dot`` or ``mv``), ``saved_tensors_hooks`` neither tensors kept
+#   on ``ctx`` nor the inside of ``torch.func``'s reverse-mode transforms.
 #
 # Next, :ref:`the error index <lesson-error-index>`: the error messages these
 # lessons met, and others that readers often meet, each with its cause and
