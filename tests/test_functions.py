@@ -143,6 +143,7 @@ TABLE = {
     # Their backward is right (these checks are reverse mode); their jvp is the lesson's mistake.
     ("08_forward_mode", "XSinWrongJvp"): (DOUBLE, apply("XSinWrongJvp"), UNARY),
     ("08_forward_mode", "ExpWrongJvp"): (DOUBLE, apply("ExpWrongJvp"), UNARY),
+    ("08_forward_mode", "ReLUWrongJvp"): (DOUBLE, apply("ReLUWrongJvp"), UNARY),
     ("09_torch_func", "Tanh"): (DOUBLE, apply("Tanh"), UNARY),
     ("09_torch_func", "TanhNoVmapRule"): (DOUBLE, apply("TanhNoVmapRule"), UNARY),
     ("09_torch_func", "TanhWithJvp"): (DOUBLE, apply("TanhWithJvp"), UNARY),
