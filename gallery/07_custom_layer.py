@@ -395,8 +395,10 @@ assert not torch.allclose(marked_step, ref_step)
 # penalty's gradient to its last weight. To copy it, take
 # ``LinearFunction``'s ``forward`` with this ``backward``, without the mark.
 # Its ``forward`` takes ``ctx``, which :mod:`torch.func` refuses: for
-# ``vmap`` or ``torch.func.grad`` over the layer, split it as
-# :ref:`lesson 06's rule 9 <lesson-extending-rules>` shows.
+# ``torch.func.grad`` over the layer, split it as
+# :ref:`lesson 06's rule 9 <lesson-extending-rules>` shows; ``vmap`` also
+# needs a vmap rule (``generate_vmap_rule = True``,
+# :ref:`lesson 09 <lesson-torch-func>`).
 #
 # Hence the rule: never mark a ``backward`` that autograd can differentiate;
 # mark only one that it cannot, such as one that runs NumPy.
@@ -546,11 +548,13 @@ assert same
 #   double backward, and where the incoming gradient was a constant, as in a
 #   critic's gradient penalty, it did so without an error. Mark only a
 #   ``backward`` that autograd cannot differentiate.
-# * A backward made of PyTorch operations on the saved inputs or outputs
-#   and the incoming gradient is recorded under ``create_graph=True``, so it
-#   has a second derivative, as this layer's does;
-#   :func:`~torch.autograd.gradgradcheck` confirms it (a saved intermediate
-#   would make it fail, :ref:`lesson 04 <lesson-ctx-mistake>`).
+# * A backward made only of differentiable PyTorch operations on the saved
+#   inputs or outputs and the incoming gradient is recorded under
+#   ``create_graph=True``, so it has a second derivative, as this layer's
+#   does; :func:`~torch.autograd.gradgradcheck` confirms it (a saved
+#   intermediate, :ref:`lesson 04 <lesson-ctx-mistake>`, or anything that
+#   leaves autograd, such as ``detach``, ``no_grad`` or NumPy, makes it
+#   fail).
 # * Put as little as possible inside your own Function, and let autograd do
 #   the rest.
 #

@@ -210,7 +210,9 @@ def hvp_forward_over_reverse(fn, x, v):
     with fwAD.dual_level():
         x_dual = fwAD.make_dual(x.detach().requires_grad_(), v)
         (grad,) = torch.autograd.grad(fn(x_dual), x_dual)
-        return fwAD.unpack_dual(grad)
+        primal, tangent = fwAD.unpack_dual(grad)
+        # a gradient that does not depend on x carries no tangent: Hv = 0
+        return primal, torch.zeros_like(primal) if tangent is None else tangent
 
 
 x = torch.randn(4, dtype=torch.float64)
@@ -400,7 +402,8 @@ assert torch.equal(hv_once, hv_np)
 # (:ref:`lesson 11 <lesson-diagnosing>`), requires ``check_rev_over_rev``, and
 # without it the call stops with an ``AssertionError``. The cure is lesson 05's:
 # the NumPy part becomes a second Function. Here that Function is called on
-# dual tensors, so it needs a ``jvp`` of its own.
+# dual tensors, so it needs a ``jvp`` of its own, in both of its inputs, as
+# :ref:`lesson 09 <lesson-torch-func>`'s ``TanhGradWithJvp`` has.
 
 for function in (XSinNumpyBackward, XSinNumpyOnce):
     try:

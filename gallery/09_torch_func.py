@@ -381,10 +381,12 @@ print("grad(grad(softplus)) and hessian match their formulas")
 # The loop below runs :func:`~torch.autograd.gradcheck` and
 # :func:`~torch.autograd.gradgradcheck` on the Functions of this lesson, all
 # but ``NumpySoftplusBothRules``. It gives ``TanhGrad`` an incoming gradient
-# that varies (and, for ``jvp``, a tangent on it). Every use above started
-# from the constant 1 of ``L = sum(...)`` (``grad(grad(...))``, the chunked
-# ``jacrev(jacrev(...))``, ``hessian``) and would have passed with that term
-# wrong. Besides the forward-mode checks of
+# that varies (and, for ``jvp``, a tangent on it). Every use above gave
+# ``TanhGrad`` an incoming gradient that does not depend on ``x`` (the 1s of
+# ``L = sum(...)``; a weighted sum would do the same), so ``grad(grad(...))``,
+# the chunked ``jacrev(jacrev(...))`` and ``hessian`` would all have passed
+# with the incoming gradient's term of ``backward`` and of ``jvp`` wrong.
+# Besides the forward-mode checks of
 # :ref:`lesson 08 <lesson-forward-mode>`, it turns on
 # ``check_batched_grad=True`` and ``check_batched_forward_grad=True``. These
 # batch the gradients that ``backward`` receives and the tangents that ``jvp``

@@ -46,7 +46,8 @@ derivative.
 # exact derivative times the incoming gradient with differentiable PyTorch
 # operations on a saved input or output, so autograd can differentiate it
 # again (:ref:`the model of lesson 01 <backward-as-a-function>`); the third
-# order is checked below.
+# order of ``Tanh``, which the physics-informed loss needs, is checked
+# below.
 
 import torch
 import torch.nn.functional as F
@@ -408,9 +409,10 @@ assert loss.item() < first_loss
 # ----------------------------------
 #
 # A physics-informed neural network (PINN) learns the solution :math:`u(x)`
-# of a differential equation. The loss does not compare :math:`u` with known
-# values. It measures how badly :math:`u` breaks the equation at a set of
-# points (the *collocation points*). Here the equation is
+# of a differential equation. The loss has no known values of :math:`u`
+# inside the interval: it measures how badly :math:`u` breaks the equation
+# at a set of points (the *collocation points*), plus how far :math:`u` is
+# from its values at the boundary. Here the equation is
 #
 # .. math::
 #
