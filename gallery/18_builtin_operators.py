@@ -18,13 +18,12 @@ differentiated twice.
 Each operator's fix below that runs on a CPU was checked with double
 backward (``torch.autograd.grad`` twice) and with
 :func:`torch.func.hessian`, which also needs a forward-mode formula for every
-operator on the way: every such fix has one except the distances through the
-matrix products of ``cdist`` (and so of ``pdist``), whose
-``_euclidean_dist`` has none (:ref:`its entry <error-index-forward-ad>`). On
-a GPU, one more lacks it: ``nn.LSTM`` and ``nn.GRU`` run with cuDNN turned
-off, the fix of :ref:`the section on GPUs <error-index-gpu>`, go through
-fused cells that have no forward-mode formula (read from PyTorch's sources,
-not run here). The entries below are not a complete list: :ref:`the last
+operator on the fix's path. The operators on every such path have one,
+except ``_euclidean_dist``, on the path of the distances through matrix
+products (of ``cdist``, and so of ``pdist``; :ref:`its entry
+<error-index-forward-ad>`). On a GPU, the fused cells on the path of the fix
+for ``nn.LSTM`` and ``nn.GRU`` lack one too (:ref:`the section on GPUs
+<error-index-gpu>`). The entries below are not a complete list: :ref:`the last
 section <error-index-more>` prints the backward operators whose formula says
 ``not_implemented``, read from the PyTorch that built this page, and runs
 more operators whose backward has no formula at all, with their fixes.
