@@ -916,10 +916,7 @@ def hardsigmoid_by_relu6(x):
 
 
 def multi_margin_by_hinges(s, y):
-    """multi_margin_loss(s, y) with its defaults (p=1, margin=1, no weight, mean).
-
-    For scores s of shape (N, C) and targets y of shape (N,).
-    """
+    """multi_margin_loss(s, y) with its defaults, for s of shape (N, C) and y of shape (N,)."""
     hinges = F.relu(1 - s.gather(1, y.unsqueeze(1)) + s)
     return hinges.scatter(1, y.unsqueeze(1), 0).sum(1).div(s.shape[1]).mean()
 
