@@ -18,13 +18,12 @@ differentiated twice.
 Each operator's fix below that runs on a CPU was checked with double
 backward (``torch.autograd.grad`` twice) and with
 :func:`torch.func.hessian`, which also needs a forward-mode formula for every
-operator on the way: every such fix has one except the distances through the
-matrix products of ``cdist`` (and so of ``pdist``), whose
-``_euclidean_dist`` has none (:ref:`its entry <error-index-forward-ad>`). On
-a GPU, one more lacks it: ``nn.LSTM`` and ``nn.GRU`` run with cuDNN turned
-off, the fix of :ref:`the section on GPUs <error-index-gpu>`, go through
-fused cells that have no forward-mode formula (read from PyTorch's sources,
-not run here). The entries below are not a complete list: :ref:`the last
+operator on the fix's path. The operators on every such path have one,
+except ``_euclidean_dist``, on the path of the distances through matrix
+products (of ``cdist``, and so of ``pdist``; :ref:`its entry
+<error-index-forward-ad>`). On a GPU, the fused cells on the path of the fix
+for ``nn.LSTM`` and ``nn.GRU`` lack one too (:ref:`the section on GPUs
+<error-index-gpu>`). The entries below are not a complete list: :ref:`the last
 section <error-index-more>` prints the backward operators whose formula says
 ``not_implemented``, read from the PyTorch that built this page, and runs
 more operators whose backward has no formula at all, with their fixes.
@@ -275,7 +274,9 @@ assert not second_derivative_to_itself(where_alone).isfinite().all()
 # ``p=3`` and above (tried: 3, 4 and infinity), the norm of the differences
 # needs no smoothing, as it stays finite; above ``p=3``, the smoothed norm
 # would be worse: its derivatives at coincident points divide by powers of
-# ``eps``, which overflow in float32 from ``p=4`` (below).
+# ``eps``, which overflow in float32 below ``p=4`` already. On the diagonal
+# of ``cdist(x, x)``, with ``eps=1e-12``, its second derivatives in float32
+# are finite for ``p`` of 3 and 3.5, and not for 3.8 and 4 (below).
 
 
 def smoothed(p, eps=1e-12):
@@ -325,9 +326,9 @@ def smoothed_is_finite_in_float32(p):
     return torch.autograd.grad(grad.pow(2).sum(), rows)[0].isfinite().all()
 
 
-print("smoothed, float32, second derivatives finite for p = 3, 4:")
-print(smoothed_is_finite_in_float32(3.0).item(), smoothed_is_finite_in_float32(4.0).item())
-assert smoothed_is_finite_in_float32(3.0) and not smoothed_is_finite_in_float32(4.0)
+in_float32 = {p: smoothed_is_finite_in_float32(p).item() for p in (3.0, 3.5, 3.8, 4.0)}
+print("smoothed, float32, second derivatives on the diagonal finite:", in_float32)
+assert in_float32 == {3.0: True, 3.5: True, 3.8: False, 4.0: False}
 
 # %%
 # Double backward through the norm of the differences also fails where two
@@ -338,14 +339,19 @@ assert smoothed_is_finite_in_float32(3.0) and not smoothed_is_finite_in_float32(
 # power ``p - 1`` (below 2) or ``p - 2`` (above 2), whose derivative at 0 is
 # infinite. Between 1 and 2, the true second derivative is infinite there
 # too; between 2 and 3, it is finite, and its part from that coordinate is
-# 0. The smoothed norm stays finite there, with second derivatives of the
-# order of ``eps ** ((p - 2) / 2)`` from that coordinate (printed below):
-# ``1e6`` for ``p=1``, where the norm of the differences gives 0 (the value
-# on either side of the kink), and ``3.5e-4`` for ``p=2.5``.
+# 0. The smoothed norm stays finite there. Its second derivative from that
+# coordinate is ``r ** (1 - p) * eps ** ((p - 2) / 2)``, where ``r`` is the
+# smoothed distance between the two points, so it depends on that distance
+# except for ``p=1``. Printed below for a centre 2 away: ``1e6`` for
+# ``p=1``, where the norm of the differences gives 0 (the value on either
+# side of the kink), ``0.5`` for ``p=2``, the true ``1 / r``, and
+# ``3.5e-4`` for ``p=2.5``.
 #
-# In short: on the diagonal of ``cdist(x, x)``, leave the diagonal out.
-# Elsewhere, take the norm of the differences for ``p=1`` and from ``p=3``,
-# and in between the smoothed norm, or for ``p=2`` the matrix products.
+# In short, for ``p`` of 1 and above: on the diagonal of ``cdist(x, x)``,
+# leave the diagonal out. Elsewhere, take the norm of the differences for
+# ``p=1`` and from ``p=3``, and in between the smoothed norm, or for ``p=2``
+# the matrix products. Below 1 (tried: 0.5), the norm of the differences is
+# not finite at any of these places.
 
 on_grid = torch.tensor([[0.0, 0.0], [0.0, 1.0], [1.0, 0.5]], dtype=torch.float64)
 on_grid.requires_grad_()
@@ -359,10 +365,15 @@ at_shared = {}  # for the point (0, 0) and the centre (0, 2), in the first coord
 for p in orders:
     assert in_grid(smoothed(p)).isfinite().all()
     at_shared[p] = hessian_of_smoothed(p, on_grid[:1].detach(), grid_centres[:1])[0, 0].item()
-    assert 0.1 < at_shared[p] / 1e-12 ** ((p - 2) / 2) < 10
+    formula = 2.0 ** (1 - p) * 1e-12 ** ((p - 2) / 2)  # 2 away, in every p-norm
+    assert abs(at_shared[p] - formula) <= 1e-3 * formula
 print("smoothed, second derivative at a shared coordinate:")
 print(", ".join(f"p={p}: {value:.2g}" for p, value in at_shared.items()))
 assert in_grid(cdist_by_differences(1.0)).eq(0).all()
+below_one = cdist_by_differences(0.5)
+assert not second_derivative_to_itself(to_itself(below_one)).isfinite().all()
+assert not second_derivative_in_points(below_one, b=touching).isfinite().all()
+assert not in_grid(below_one).isfinite().all()
 
 # %%
 # ``derivative for aten::_ctc_loss_backward is not implemented``
@@ -386,13 +397,9 @@ assert in_grid(cdist_by_differences(1.0)).eq(0).all()
 # ``ctc_loss`` its ``input_lengths`` and ``target_lengths`` as tensors: with
 # Python lists, even its first derivative stops with "Cannot access data
 # pointer of Tensor that doesn't have storage" (run below). On a CUDA device,
-# ``ctc_loss`` may take cuDNN's kernel instead, ``_cudnn_ctc_loss``, which
-# this page, built on a CPU, does not run: its backward starts from a
-# gradient that the kernel computed in the forward pass, handed to a helper
-# rather than to a backward operator (:ref:`the section on GPUs
-# <error-index-gpu>`), so double backward there need not stop with this
-# message. Check a second derivative through it with ``gradgradcheck`` on
-# that device, or use the recursion.
+# ``ctc_loss`` may take cuDNN's kernel instead, where double backward need
+# not stop with this message: :ref:`the section on GPUs <error-index-gpu>`
+# says when, and how to check it.
 
 ctc_inputs = dict(
     targets=torch.tensor([[1, 1, 2], [3, 1, 0]]),
@@ -745,11 +752,20 @@ assert attention_hessian.isfinite().all()
 #   the math path: a ``gradgradcheck`` in float64 on a GPU passes without
 #   meeting them, so test double backward through attention in the dtype
 #   that training uses.
-# * cuDNN's CTC kernel (``_cudnn_ctc_loss``): its formula, printed below,
-#   passes the incoming gradient and ``result1``, a gradient that the kernel
-#   computed in the forward pass, to a helper of PyTorch's autograd
-#   (``_cudnn_ctc_loss_backward``, in ``FunctionsManual.cpp``, whose body
-#   this page does not show), not to a backward operator.
+# * cuDNN's CTC kernel (``_cudnn_ctc_loss``): ``ctc_loss`` takes it only
+#   if, among other conditions in PyTorch's sources
+#   (``aten/src/ATen/native/cudnn/LossCTC.cpp``), the log-probabilities are
+#   float32, the targets int32 and concatenated in 1-D, and the blank 0. Its
+#   formula, printed below, passes the incoming gradient and ``result1``, a
+#   gradient that the kernel computed in the forward pass, to a helper of
+#   PyTorch's autograd (``_cudnn_ctc_loss_backward``, in
+#   ``FunctionsManual.cpp``, whose body this page does not show), not to a
+#   backward operator, so double backward there need not stop with the
+#   message of the CTC entry; what it does was not run here. A
+#   ``gradgradcheck`` in float64 never meets this kernel. Check in float32
+#   with such inputs (with loose tolerances), or use the recursion, or run
+#   the forward pass under ``torch.backends.cudnn.flags(enabled=False)``, on
+#   PyTorch's own kernel, whose double backward stops with that message.
 #
 # The same file confirms what the built-in entries above met: the backward
 # operators of the attention kernels and of CTC have no derivative formula of
@@ -818,10 +834,15 @@ for cell in ("_thnn_fused_lstm_cell", "_thnn_fused_gru_cell"):
 # ``_standard_gamma_grad`` approximates with series (in PyTorch's
 # ``Distributions.h``), and which PyTorch differentiates nowhere
 # (``torch.special.gammainc``, the CDF, stops with "the derivative for
-# 'igamma: input' is not implemented", run below). Second derivatives in
-# the other inputs, such as the rate, still work: the second
-# ``torch.autograd.grad`` runs only the nodes on the way to the inputs it is
-# given (run below too).
+# 'igamma: input' is not implemented", run below). Only the gradient in the
+# concentration differentiated in the concentration stops. The gradient in
+# the rate is computed by the backward of ``sample / rate``, with no
+# ``_standard_gamma_grad`` in it, so it can be differentiated in either
+# input (in the concentration, ``_standard_gamma_grad`` is then called, not
+# differentiated). The
+# gradient in the concentration can be differentiated in the rate alone: the
+# second ``torch.autograd.grad`` runs only the nodes on the way to the inputs
+# it is given. The two mixed derivatives agree (run below too).
 
 not_implemented = sorted(
     name
@@ -837,6 +858,9 @@ sample = torch.distributions.Gamma(concentration, rate).rsample()
 in_concentration, in_rate = torch.autograd.grad(
     sample.pow(2).sum(), (concentration, rate), create_graph=True
 )
+concentration_then_rate = torch.autograd.grad(in_concentration.sum(), rate, retain_graph=True)
+rate_then_concentration = torch.autograd.grad(in_rate.sum(), concentration, retain_graph=True)
+assert torch.allclose(concentration_then_rate[0], rate_then_concentration[0])
 message = message_of(
     NotImplementedError, lambda: torch.autograd.grad(in_concentration.sum(), concentration)
 )
@@ -867,9 +891,9 @@ assert "the derivative for 'igamma: input' is not implemented" in message
 # * ``multi_margin_loss``, with its defaults: the hinges
 #   ``F.relu(1 - s[y] + s[i])`` of the scores ``s``, for each class ``i``
 #   other than the target ``y``, summed over ``i``, divided by the number of
-#   classes and averaged over the batch. Where a hinge is exactly 0, the
-#   gradient of ``F.relu`` is 0, as the loss's is; that of ``clamp(min=0)``
-#   is 1;
+#   classes and averaged over the batch, for scores of shape ``(N, C)``
+#   (not a single row of ``C``). Where a hinge is exactly 0, the gradient of
+#   ``F.relu`` is 0, as the loss's is; that of ``clamp(min=0)`` is 1;
 # * ``multilabel_margin_loss``: the same hinges for each pair of a target
 #   class ``y`` and a class ``i`` that is not one, a class listed twice as a
 #   target counting twice;
@@ -877,8 +901,9 @@ assert "the derivative for 'igamma: input' is not implemented" in message
 #   segment.
 #
 # The scores go through a ``tanh`` first, which stands for the layers before
-# the loss: a margin loss is piecewise linear, and its gradient alone does
-# not depend on the scores, so it would have nothing to differentiate again.
+# the loss: a margin loss is piecewise linear, so its gradient is piecewise
+# constant in the scores, its second derivative is 0 almost everywhere, and
+# the check that the fix's second derivative is not 0 would mean nothing.
 
 scores = torch.rand(2, 3, dtype=torch.float64, requires_grad=True)
 targets = torch.tensor([1, 0])  # one class per row
@@ -891,7 +916,7 @@ def hardsigmoid_by_relu6(x):
 
 
 def multi_margin_by_hinges(s, y):
-    """multi_margin_loss(s, y) with its defaults (p=1, margin=1, no weight, mean)."""
+    """multi_margin_loss(s, y) with its defaults, for s of shape (N, C) and y of shape (N,)."""
     hinges = F.relu(1 - s.gather(1, y.unsqueeze(1)) + s)
     return hinges.scatter(1, y.unsqueeze(1), 0).sum(1).div(s.shape[1]).mean()
 
@@ -969,6 +994,11 @@ for loss, by_hinges, target in [
     builtin_gradient = torch.autograd.grad(loss(on_the_hinge, target), on_the_hinge)[0]
     fix_gradient = torch.autograd.grad(by_hinges(on_the_hinge, target), on_the_hinge)[0]
     assert torch.equal(builtin_gradient, fix_gradient) and builtin_gradient.eq(0).all()
+hinge = 1 - on_the_hinge[:, 1:2] + on_the_hinge  # 0 for the two classes other than 1
+assert hinge[0, [0, 2]].eq(0).all()
+for clipped, slope_at_0 in [(F.relu(hinge), 0.0), (hinge.clamp(min=0), 1.0)]:
+    slopes = torch.autograd.grad(clipped[0, [0, 2]].sum(), hinge)[0]
+    assert slopes[0, [0, 2]].eq(slope_at_0).all()
 middle = torch.tensor([0.5], dtype=torch.float64, requires_grad=True)
 slope = torch.autograd.grad(F.hardsigmoid(middle).sum(), middle)[0].item()
 assert slope != 1 / 6 and slope == torch.tensor(1 / 6, dtype=torch.float32).item()
