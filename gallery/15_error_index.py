@@ -56,7 +56,10 @@ x = (torch.rand(3, dtype=torch.float64) + 0.5).requires_grad_()
 
 
 class Cube(Function):
-    """A correct cube, and the base of the broken variants below."""
+    """A correct cube for autograd, and the base of the broken variants below.
+
+    Its forward takes ctx, so torch.func refuses it: see rule 9 of lesson 06.
+    """
 
     @staticmethod
     def forward(ctx, x):
@@ -111,6 +114,14 @@ def penalty_backward():
 
 message = message_of(RuntimeError, penalty_backward)
 assert "marked with @once_differentiable" in message
+x.grad = None
+(grad,) = torch.autograd.grad(torch.tanh(Cube.apply(x)).sum(), x, create_graph=True)
+grad.pow(2).sum().backward()  # the fix: Cube is CubeOnce without the decorator
+eager = x.detach().requires_grad_()
+(grad,) = torch.autograd.grad(torch.tanh(eager**3).sum(), eager, create_graph=True)
+grad.pow(2).sum().backward()
+assert torch.allclose(x.grad, eager.grad)
+x.grad = None
 
 # %%
 # ``element 0 of tensors does not require grad and does not have a grad_fn``
@@ -1034,11 +1045,10 @@ assert message == "torch.compile with aot_autograd does not currently support do
 # tracked, so autograd differentiates only the tracked part. The cut can be a
 # ``backward`` that uses untracked values (an intermediate of ``forward`` kept
 # on ``ctx``, NumPy, a ``.detach()``); a ``backward`` marked
-# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
-# both when its incoming gradient was a constant and when the second pass
-# asks with explicit inputs (:func:`torch.autograd.grad`,
-# ``.backward(inputs=...)``), as :ref:`lesson 05 <lesson-untracked-backward>`
-# explains; :func:`~torch.utils.checkpoint.checkpoint` with
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+# whose error node the second pass does not run
+# (:ref:`lesson 05 <lesson-untracked-backward>` says when);
+# :func:`~torch.utils.checkpoint.checkpoint` with
 # ``use_reentrant=True`` under ``.backward(create_graph=True)``; or one of the
 # compiled parts of :ref:`lesson 13 <lesson-torch-compile>`, such as a custom
 # Function under ``backend="eager"``. **Fix:** for untracked code, pattern 4
