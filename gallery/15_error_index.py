@@ -282,6 +282,8 @@ message = message_of(RuntimeError, lambda: torch.autograd.grad(once_gradient().p
 assert "appears to not have been used in the graph" in message
 
 # %%
+# .. _error-index-compile:
+#
 # ``torch.compile with aot_autograd does not currently support double backward``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -308,11 +310,21 @@ assert torch.allclose(second_derivative(lambda t: t**3), 6 * x)  # the fix: eage
 # ``inductor``, that ordinary backward may have run in an earlier process: its
 # cache on disk keeps compiled backwards. Which backends and functions do so
 # depends on what they save (:ref:`lesson 13 <lesson-torch-compile>`).
-# **Fix:** as for the previous entry. The message's ``donated_buffer=False``
-# removes only this error: here the second pass then finds no path to ``x``
-# (the generic message of :ref:`the cut path <error-index-cut>`), and with
-# another term reaching ``x`` the second derivative comes out silently wrong
-# (:ref:`lesson 13 <lesson-torch-compile>`).
+# **Fix,** with ``create_graph=True``: as for the previous entry. The
+# message's ``donated_buffer=False`` removes only this error: here the second
+# pass then finds no path to ``x`` (the generic message of :ref:`the cut path
+# <error-index-cut>`), and with another term reaching ``x`` the second
+# derivative comes out silently wrong (:ref:`lesson 13
+# <lesson-torch-compile>`). **Fix,** with ``retain_graph=True`` alone (two
+# first-order passes through one compiled part, as for two losses on one
+# trunk): call the compiled function once for each backward pass; or set
+# ``torch._functorch.config.donated_buffer = False`` before its first call
+# and keep it for its backward passes, as the message says. Both give the
+# right gradients below, under ``aot_eager_decomp_partition``. Under
+# ``inductor``, the setting did not help when the compiled backward came from
+# a cache filled while it was on (by an ordinary backward, in this process or
+# an earlier one): the second pass came out wrong, with no message (tried
+# off the page, as ``inductor`` is slow to compile).
 
 
 def two_tanh(t):
@@ -337,11 +349,50 @@ retained = message_of(
     RuntimeError, lambda: torch.autograd.grad(compiled(x).sum(), x, retain_graph=True)
 )
 assert retained == message  # retain_graph=True alone raises it too
+first_order = torch.autograd.grad(two_tanh(x).sum(), x)[0]  # eager
+passes = [torch.autograd.grad(compiled(x).sum(), x)[0] for _ in range(2)]  # one call each
+assert all(torch.allclose(grad, first_order) for grad in passes)
 with torch._functorch.config.patch(donated_buffer=False):
     not_donated = after_ordinary_backward(two_tanh_again)
     message = message_of(RuntimeError, lambda: second_derivative(not_donated))
+    out = not_donated(x).sum()
+    passes = [torch.autograd.grad(out, x, retain_graph=True)[0], torch.autograd.grad(out, x)[0]]
 assert "appears to not have been used in the graph" in message
+assert all(torch.allclose(grad, first_order) for grad in passes)  # retain_graph: right
 assert gradcheck(first_gradient(two_tanh), (x,))  # eager: right
+
+# %%
+# ``torch.compile does not currently support higher order gradients``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** compiled autograd
+# (``torch._dynamo.config.compiled_autograd = True``), which traces the
+# backward passes of a compiled step, met a gradient taken with
+# ``create_graph=True`` (a gradient penalty, a physics residual) through a
+# part that the step compiled. The setting counts when ``torch.compile``
+# wraps the step, not when the step runs. **Fix:** run the step that
+# differentiates twice in eager mode. Turning compiled autograd off is not
+# enough: the compiled part's backward is then differentiated as in
+# :ref:`the cut path <error-index-cut>` (below, no path leads to ``x``) or
+# :ref:`the message two entries above <error-index-compile>`.
+# :ref:`Lesson 13 <lesson-torch-compile>`
+
+
+def penalty_step():
+    """The gradient of a gradient penalty: it needs two_tanh's second derivative."""
+    (grad,) = torch.autograd.grad(two_tanh(x).sum(), x, create_graph=True)
+    return torch.autograd.grad((grad.norm() - 1) ** 2, x)[0]
+
+
+with torch._dynamo.config.patch(compiled_autograd=True):  # read here, by torch.compile
+    with_compiled_autograd = torch.compile(penalty_step, backend="aot_eager")
+message = message_of(RuntimeError, with_compiled_autograd)
+assert message == "torch.compile does not currently support higher order gradients."
+message = message_of(RuntimeError, torch.compile(penalty_step, backend="aot_eager"))
+assert "appears to not have been used in the graph" in message  # compiled autograd off
+first_gradient_of_two_tanh = torch.func.grad(lambda t: two_tanh(t).sum())
+by_func = torch.func.grad(lambda t: (first_gradient_of_two_tanh(t).norm() - 1) ** 2)(x)
+assert torch.allclose(penalty_step(), by_func)  # the fix: eager mode
 
 # %%
 # ``grad can be implicitly created only for scalar outputs``
