@@ -933,14 +933,31 @@ assert not zeros.any()
 # (:ref:`the cut path <error-index-cut>`): then the Hessian is all zeros,
 # with no message. Where a path does reach the input, the pass raises the
 # torch.compile message instead. **Fix:** compute the Hessian of the eager
-# model (:ref:`lesson 13 <lesson-torch-compile>`). Below, the small network
-# with a frozen first layer from above, compiled with ``aot_eager``:
+# model (:ref:`lesson 13 <lesson-torch-compile>`). **Check:**
+# ``hessian(..., strict=True)`` raises instead of filling in zeros; it also
+# raises where the Hessian is zero by design, as for a linear function.
+# Below, the small network with a frozen first layer from above, compiled
+# with ``aot_eager``:
 
 compiled_model = torch.compile(model, backend="aot_eager")
 compiled_hessian = torch.autograd.functional.hessian(lambda t: compiled_model(t).sum(), x.detach())
 eager_hessian = torch.autograd.functional.hessian(lambda t: model(t).sum(), x.detach())
 print("compiled:", compiled_hessian, "eager:", eager_hessian, sep="\n")
 assert not compiled_hessian.any() and eager_hessian.any()
+message = message_of(
+    RuntimeError,
+    lambda: torch.autograd.functional.hessian(
+        lambda t: compiled_model(t).sum(), x.detach(), strict=True
+    ),
+)
+assert "is independent of input 0. This is not allowed in strict mode." in message
+strict = torch.autograd.functional.hessian(lambda t: model(t).sum(), x.detach(), strict=True)
+assert torch.equal(strict, eager_hessian)  # eager: no error
+message = message_of(
+    RuntimeError,
+    lambda: torch.autograd.functional.hessian(lambda t: (3 * t).sum(), x.detach(), strict=True),
+)
+assert "This is not allowed in strict mode." in message  # linear: zero by design
 
 # %%
 # Zeros can also be right: a network of ReLUs and linear layers is piecewise
@@ -1164,7 +1181,11 @@ for name, (cut, fixed, reference, second) in cases.items():
 # is nan. The gradient of a network is exactly zero wherever it is flat in
 # its input, as where every ReLU on the path is off; the parameters'
 # gradient is then nan, with no message, and an optimizer step writes nan
-# into the weights. **Fix:** ``torch.linalg.vector_norm`` (or
+# into the weights. Under :func:`torch.autograd.detect_anomaly` the pass
+# stops instead, with "Function 'PowBackward0' returned nan values in its 0th
+# output": the node it names is the backward of ``g ** 2``, where the
+# infinite derivative of the square root meets the zero ``g``, not the
+# root's own. **Fix:** ``torch.linalg.vector_norm`` (or
 # ``g.norm()``), whose backward gives 0 at 0, or a small constant added
 # inside the square root. Both fix the penalty, which needs only the norm's
 # first derivative. Where the norm's own second derivative is taken at 0,
@@ -1182,11 +1203,26 @@ def penalty_gradient(norm):
     return torch.autograd.grad((norm(g) - 1) ** 2, weights)[0]
 
 
-by_sqrt = penalty_gradient(lambda g: torch.sqrt((g**2).sum()))
+def sqrt_norm(g):
+    return torch.sqrt((g**2).sum())
+
+
+by_sqrt = penalty_gradient(sqrt_norm)
 by_norm = penalty_gradient(torch.linalg.vector_norm)
 print("through sqrt:", by_sqrt, "through vector_norm:", by_norm, sep="\n")
 assert by_sqrt.isnan().all()
 assert torch.equal(by_norm, torch.zeros_like(by_norm))  # right: the penalty stays 1 nearby
+
+
+def message_under_anomaly_mode():
+    with warnings.catch_warnings():  # anomaly mode's own: that it is on, the forward's traceback
+        warnings.simplefilter("ignore")
+        with torch.autograd.detect_anomaly():
+            return message_of(RuntimeError, lambda: penalty_gradient(sqrt_norm))
+
+
+message = message_under_anomaly_mode()  # the same penalty: nan above, with no message
+assert message == "Function 'PowBackward0' returned nan values in its 0th output."
 
 
 def smoothed(g):
