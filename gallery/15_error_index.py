@@ -1181,7 +1181,7 @@ for name, (cut, fixed, reference, second) in cases.items():
 # is nan. The gradient of a network is exactly zero wherever it is flat in
 # its input, as where every ReLU on the path is off; the parameters'
 # gradient is then nan, with no message, and an optimizer step writes nan
-# into the weights. Under :func:`torch.autograd.detect_anomaly` the pass
+# into the weights. Under :class:`torch.autograd.detect_anomaly` the pass
 # stops instead, with "Function 'PowBackward0' returned nan values in its 0th
 # output": the node it names is the backward of ``g ** 2``, where the
 # infinite derivative of the square root meets the zero ``g``, not the
