@@ -56,13 +56,10 @@ x = (torch.rand(3, dtype=torch.float64) + 0.5).requires_grad_()
 
 
 class Cube(Function):
-    """A correct cube for autograd, and the base of the broken variants below.
-
-    Its forward takes ctx, so torch.func refuses it: see rule 9 of lesson 06.
-    """
+    """A correct cube for autograd, and the base of the broken variants below."""
 
     @staticmethod
-    def forward(ctx, x):
+    def forward(ctx, x):  # it takes ctx, so torch.func refuses it: rule 9 of lesson 06
         ctx.save_for_backward(x)
         return x**3
 
