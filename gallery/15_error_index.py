@@ -56,10 +56,10 @@ x = (torch.rand(3, dtype=torch.float64) + 0.5).requires_grad_()
 
 
 class Cube(Function):
-    """A correct cube, and the base of the broken variants below."""
+    """A correct cube for autograd, and the base of the broken variants below."""
 
     @staticmethod
-    def forward(ctx, x):
+    def forward(ctx, x):  # it takes ctx, so torch.func refuses it: rule 9 of lesson 06
         ctx.save_for_backward(x)
         return x**3
 
@@ -111,6 +111,14 @@ def penalty_backward():
 
 message = message_of(RuntimeError, penalty_backward)
 assert "marked with @once_differentiable" in message
+x.grad = None
+(grad,) = torch.autograd.grad(torch.tanh(Cube.apply(x)).sum(), x, create_graph=True)
+grad.pow(2).sum().backward()  # the fix: Cube is CubeOnce without the decorator
+eager = x.detach().requires_grad_()
+(grad,) = torch.autograd.grad(torch.tanh(eager**3).sum(), eager, create_graph=True)
+grad.pow(2).sum().backward()
+assert torch.allclose(x.grad, eager.grad)
+x.grad = None
 
 # %%
 # ``element 0 of tensors does not require grad and does not have a grad_fn``
@@ -271,6 +279,8 @@ message = message_of(RuntimeError, lambda: torch.autograd.grad(once_gradient().p
 assert "appears to not have been used in the graph" in message
 
 # %%
+# .. _error-index-compile:
+#
 # ``torch.compile with aot_autograd does not currently support double backward``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -297,11 +307,21 @@ assert torch.allclose(second_derivative(lambda t: t**3), 6 * x)  # the fix: eage
 # ``inductor``, that ordinary backward may have run in an earlier process: its
 # cache on disk keeps compiled backwards. Which backends and functions do so
 # depends on what they save (:ref:`lesson 13 <lesson-torch-compile>`).
-# **Fix:** as for the previous entry. The message's ``donated_buffer=False``
-# removes only this error: here the second pass then finds no path to ``x``
-# (the generic message of :ref:`the cut path <error-index-cut>`), and with
-# another term reaching ``x`` the second derivative comes out silently wrong
-# (:ref:`lesson 13 <lesson-torch-compile>`).
+# **Fix,** with ``create_graph=True``: as for the previous entry. The
+# message's ``donated_buffer=False`` removes only this error: here the second
+# pass then finds no path to ``x`` (the generic message of :ref:`the cut path
+# <error-index-cut>`), and with another term reaching ``x`` the second
+# derivative comes out silently wrong (:ref:`lesson 13
+# <lesson-torch-compile>`). **Fix,** with ``retain_graph=True`` alone (two
+# first-order passes through one compiled part, as for two losses on one
+# trunk): call the compiled function once for each backward pass; or set
+# ``torch._functorch.config.donated_buffer = False`` before its first call
+# and keep it for its backward passes, as the message says. Both give the
+# right gradients below, under ``aot_eager_decomp_partition``. Under
+# ``inductor``, the setting did not help when the compiled backward came from
+# a cache filled while it was on (by an ordinary backward, in this process or
+# an earlier one): the second pass came out wrong, with no message (tried
+# off the page, as ``inductor`` is slow to compile).
 
 
 def two_tanh(t):
@@ -326,11 +346,50 @@ retained = message_of(
     RuntimeError, lambda: torch.autograd.grad(compiled(x).sum(), x, retain_graph=True)
 )
 assert retained == message  # retain_graph=True alone raises it too
+first_order = torch.autograd.grad(two_tanh(x).sum(), x)[0]  # eager
+passes = [torch.autograd.grad(compiled(x).sum(), x)[0] for _ in range(2)]  # one call each
+assert all(torch.allclose(grad, first_order) for grad in passes)
 with torch._functorch.config.patch(donated_buffer=False):
     not_donated = after_ordinary_backward(two_tanh_again)
     message = message_of(RuntimeError, lambda: second_derivative(not_donated))
+    out = not_donated(x).sum()
+    passes = [torch.autograd.grad(out, x, retain_graph=True)[0], torch.autograd.grad(out, x)[0]]
 assert "appears to not have been used in the graph" in message
+assert all(torch.allclose(grad, first_order) for grad in passes)  # retain_graph: right
 assert gradcheck(first_gradient(two_tanh), (x,))  # eager: right
+
+# %%
+# ``torch.compile does not currently support higher order gradients``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** compiled autograd
+# (``torch._dynamo.config.compiled_autograd = True``), which traces the
+# backward passes of a compiled step, met a gradient taken with
+# ``create_graph=True`` (a gradient penalty, a physics residual) through a
+# part that the step compiled. The setting counts when ``torch.compile``
+# wraps the step, not when the step runs. **Fix:** run the step that
+# differentiates twice in eager mode. Turning compiled autograd off is not
+# enough: the compiled part's backward is then differentiated as in
+# :ref:`the cut path <error-index-cut>` (below, no path leads to ``x``) or
+# :ref:`the message two entries above <error-index-compile>`.
+# :ref:`Lesson 13 <lesson-torch-compile>`
+
+
+def penalty_step():
+    """The gradient of a gradient penalty: it needs two_tanh's second derivative."""
+    (grad,) = torch.autograd.grad(two_tanh(x).sum(), x, create_graph=True)
+    return torch.autograd.grad((grad.norm() - 1) ** 2, x)[0]
+
+
+with torch._dynamo.config.patch(compiled_autograd=True):  # read here, by torch.compile
+    with_compiled_autograd = torch.compile(penalty_step, backend="aot_eager")
+message = message_of(RuntimeError, with_compiled_autograd)
+assert message == "torch.compile does not currently support higher order gradients."
+message = message_of(RuntimeError, torch.compile(penalty_step, backend="aot_eager"))
+assert "appears to not have been used in the graph" in message  # compiled autograd off
+first_gradient_of_two_tanh = torch.func.grad(lambda t: two_tanh(t).sum())
+by_func = torch.func.grad(lambda t: (first_gradient_of_two_tanh(t).norm() - 1) ** 2)(x)
+assert torch.allclose(penalty_step(), by_func)  # the fix: eager mode
 
 # %%
 # ``grad can be implicitly created only for scalar outputs``
@@ -871,14 +930,31 @@ assert not zeros.any()
 # (:ref:`the cut path <error-index-cut>`): then the Hessian is all zeros,
 # with no message. Where a path does reach the input, the pass raises the
 # torch.compile message instead. **Fix:** compute the Hessian of the eager
-# model (:ref:`lesson 13 <lesson-torch-compile>`). Below, the small network
-# with a frozen first layer from above, compiled with ``aot_eager``:
+# model (:ref:`lesson 13 <lesson-torch-compile>`). **Check:**
+# ``hessian(..., strict=True)`` raises instead of filling in zeros; it also
+# raises where the Hessian is zero by design, as for a linear function.
+# Below, the small network with a frozen first layer from above, compiled
+# with ``aot_eager``:
 
 compiled_model = torch.compile(model, backend="aot_eager")
 compiled_hessian = torch.autograd.functional.hessian(lambda t: compiled_model(t).sum(), x.detach())
 eager_hessian = torch.autograd.functional.hessian(lambda t: model(t).sum(), x.detach())
 print("compiled:", compiled_hessian, "eager:", eager_hessian, sep="\n")
 assert not compiled_hessian.any() and eager_hessian.any()
+message = message_of(
+    RuntimeError,
+    lambda: torch.autograd.functional.hessian(
+        lambda t: compiled_model(t).sum(), x.detach(), strict=True
+    ),
+)
+assert "is independent of input 0. This is not allowed in strict mode." in message
+strict = torch.autograd.functional.hessian(lambda t: model(t).sum(), x.detach(), strict=True)
+assert torch.equal(strict, eager_hessian)  # eager: no error
+message = message_of(
+    RuntimeError,
+    lambda: torch.autograd.functional.hessian(lambda t: (3 * t).sum(), x.detach(), strict=True),
+)
+assert "This is not allowed in strict mode." in message  # linear: zero by design
 
 # %%
 # Zeros can also be right: a network of ReLUs and linear layers is piecewise
@@ -1034,11 +1110,10 @@ assert message == "torch.compile with aot_autograd does not currently support do
 # tracked, so autograd differentiates only the tracked part. The cut can be a
 # ``backward`` that uses untracked values (an intermediate of ``forward`` kept
 # on ``ctx``, NumPy, a ``.detach()``); a ``backward`` marked
-# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`,
-# both when its incoming gradient was a constant and when the second pass
-# asks with explicit inputs (:func:`torch.autograd.grad`,
-# ``.backward(inputs=...)``), as :ref:`lesson 05 <lesson-untracked-backward>`
-# explains; :func:`~torch.utils.checkpoint.checkpoint` with
+# :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
+# whose error node the second pass does not run
+# (:ref:`lesson 05 <lesson-untracked-backward>` says when);
+# :func:`~torch.utils.checkpoint.checkpoint` with
 # ``use_reentrant=True`` under ``.backward(create_graph=True)``; or one of the
 # compiled parts of :ref:`lesson 13 <lesson-torch-compile>`, such as a custom
 # Function under ``backend="eager"``. **Fix:** for untracked code, pattern 4
@@ -1103,7 +1178,11 @@ for name, (cut, fixed, reference, second) in cases.items():
 # is nan. The gradient of a network is exactly zero wherever it is flat in
 # its input, as where every ReLU on the path is off; the parameters'
 # gradient is then nan, with no message, and an optimizer step writes nan
-# into the weights. **Fix:** ``torch.linalg.vector_norm`` (or
+# into the weights. Under :class:`torch.autograd.detect_anomaly` the pass
+# stops instead, with "Function 'PowBackward0' returned nan values in its 0th
+# output": the node it names is the backward of ``g ** 2``, where the
+# infinite derivative of the square root meets the zero ``g``, not the
+# root's own. **Fix:** ``torch.linalg.vector_norm`` (or
 # ``g.norm()``), whose backward gives 0 at 0, or a small constant added
 # inside the square root. Both fix the penalty, which needs only the norm's
 # first derivative. Where the norm's own second derivative is taken at 0,
@@ -1121,11 +1200,26 @@ def penalty_gradient(norm):
     return torch.autograd.grad((norm(g) - 1) ** 2, weights)[0]
 
 
-by_sqrt = penalty_gradient(lambda g: torch.sqrt((g**2).sum()))
+def sqrt_norm(g):
+    return torch.sqrt((g**2).sum())
+
+
+by_sqrt = penalty_gradient(sqrt_norm)
 by_norm = penalty_gradient(torch.linalg.vector_norm)
 print("through sqrt:", by_sqrt, "through vector_norm:", by_norm, sep="\n")
 assert by_sqrt.isnan().all()
 assert torch.equal(by_norm, torch.zeros_like(by_norm))  # right: the penalty stays 1 nearby
+
+
+def message_under_anomaly_mode():
+    with warnings.catch_warnings():  # anomaly mode's own: that it is on, the forward's traceback
+        warnings.simplefilter("ignore")
+        with torch.autograd.detect_anomaly():
+            return message_of(RuntimeError, lambda: penalty_gradient(sqrt_norm))
+
+
+message = message_under_anomaly_mode()  # the same penalty: nan above, with no message
+assert message == "Function 'PowBackward0' returned nan values in its 0th output."
 
 
 def smoothed(g):
