@@ -184,10 +184,12 @@ assert TanhOnCtx.apply(probe).grad_fn.slope.nbytes == probe.nbytes  # kept all t
 #
 # With ``create_graph=True`` the backward pass records the operations it
 # runs, and every operation it records saves what its own derivative needs
-# for the second pass. On this network that is all it adds to the work: the
+# for the second pass. On this network it runs no further operation: the
 # trace finds the same operations, every one of them, not only the matrix
-# products that the FLOPs count. The sum of saved bytes cannot show one more
-# cost. ``retain_graph`` defaults to the value of ``create_graph``, so the
+# products that the FLOPs count. What it adds is the recording itself, a node
+# for each backward operation (time that no counter here sees, and that
+# matters most when tensors are small), and what those nodes save. The sum of
+# saved bytes cannot show one more cost. ``retain_graph`` defaults to the value of ``create_graph``, so the
 # forward pass's saved tensors stay alive after the backward pass; a plain
 # backward frees them as it goes. The second pass needs them here: the
 # recorded backward uses the forward pass's outputs (tanh's among them), so the

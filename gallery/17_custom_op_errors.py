@@ -805,8 +805,10 @@ assert "It looks like you're calling .item() on a Tensor" in message
 # cannot know whether the elements of the batch should share one draw.
 # **Fix:** say which, with ``randomness="different"`` (one draw per
 # element, as separate samples want) or ``randomness="same"`` (one draw for
-# the whole batch); ``jacfwd`` takes the same argument. Or draw outside
-# ``vmap`` and pass the mask in (all below).
+# the whole batch). ``jacfwd`` takes the same argument and wants ``"same"``:
+# its batch is the Jacobian's columns, and with ``"different"`` each column
+# comes from its own draw, the Jacobian of no single function. Or draw
+# outside ``vmap`` and pass the mask in (all below).
 # :ref:`Lesson 09 <lesson-torch-func>`
 
 
@@ -846,9 +848,16 @@ out, masks = torch.func.vmap(Dropout.apply, randomness="different")(wide)
 assert torch.equal(out, wide * masks) and not (masks == masks[0]).all()  # one draw per row
 _, masks = torch.func.vmap(Dropout.apply, randomness="same")(wide)
 assert (masks == masks[0]).all()  # one draw for all rows
-jacobian = torch.func.jacfwd(dropout, randomness="different")(wide[0])
-assert torch.equal(jacobian, torch.diag(jacobian.diagonal()))  # diagonal: 0 or 2
-assert set(jacobian.diagonal().tolist()) <= {0.0, 2.0}
+
+
+def scaled(t):
+    return torch.rand((), dtype=t.dtype) * t  # one random factor: Jacobian r I
+
+
+for randomness, one_draw in (("same", True), ("different", False)):
+    jacobian = torch.func.jacfwd(scaled, randomness=randomness)(wide[0])
+    same_factor = torch.equal(jacobian, jacobian[0, 0] * torch.eye(8, dtype=wide.dtype))
+    assert same_factor == one_draw  # "different": a factor per column
 masks = 2 * (torch.rand_like(wide) > 0.5).to(wide.dtype)  # drawn outside vmap
 assert torch.equal(torch.func.vmap(torch.mul)(wide, masks), wide * masks)
 
