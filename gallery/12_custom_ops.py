@@ -320,6 +320,39 @@ for refused in (by_grad, by_grad_of_grad):
 assert torch.allclose(vjp_fn(torch.ones_like(x))[0], torch.cos(x))
 
 # %%
+# Worse, given what :func:`torch.func.hessian` asks of a Function (a vmap rule
+# and a ``jvp``), ``SinFunction`` goes through it without an error and gives
+# zeros: forward mode differentiates the ``backward`` and meets the tangent
+# that ``numpy_cos``, a custom operator, leaves at zero.
+
+
+class SinWithRules(SinFunction):
+    generate_vmap_rule = True
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x)
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors
+        return x_tangent * numpy_cos(x)
+
+
+def sin_with_rules_sum(u):
+    return SinWithRules.apply(u).sum()
+
+
+point = x.detach()[0]
+by_func = torch.func.hessian(sin_with_rules_sum)(point)
+by_autograd = torch.autograd.functional.hessian(sin_with_rules_sum, point)
+print("torch.func.hessian:", by_func.diagonal(), "| autograd:", by_autograd.diagonal())
+assert torch.equal(by_func, torch.zeros_like(by_func))
+assert torch.allclose(by_autograd, torch.diag(-torch.sin(point)))
+
+# %%
 # Testing an operator: opcheck
 # ----------------------------
 #
@@ -525,7 +558,9 @@ assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, tor
 #   mode), raises ``NotImplementedError``. A part that :mod:`torch.func` or
 #   forward mode must differentiate is written as a Function, and so is code
 #   outside PyTorch that its ``backward`` calls (pattern 4): a second
-#   Function, not a custom operator.
+#   Function, not a custom operator. A custom operator in a Function's
+#   ``backward`` makes :func:`torch.func.hessian` give zeros, without an
+#   error.
 # * Test with :func:`~torch.autograd.gradcheck`,
 #   :func:`~torch.autograd.gradgradcheck` and :func:`~torch.library.opcheck`.
 #

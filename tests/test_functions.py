@@ -194,6 +194,7 @@ TABLE = {
     ("11_diagnosing", "SquareSavesView"): (FIRST_ONLY, apply("SquareSavesView"), UNARY),
     # SinFunction's backward calls numpy_cos, which the lesson gives a gradient later.
     ("12_custom_ops", "SinFunction"): (DOUBLE, apply("SinFunction"), UNARY),
+    ("12_custom_ops", "SinWithRules"): (DOUBLE, apply("SinWithRules"), UNARY),
     # Its backward calls an operator without an autograd kernel: a constant.
     ("12_custom_ops", "SinRawCos"): (FIRST_ONLY, apply("SinRawCos"), UNARY),
     # Its backward calls a CompositeImplicitAutograd kernel in NumPy: a constant, silently.
