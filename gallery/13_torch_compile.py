@@ -323,7 +323,13 @@ assert outcomes[2] == outcomes[3] == expected
 # What counts is ``torch._functorch.config.donated_buffer`` when the later
 # backward runs: set to ``False`` around it, as the message says,
 # :math:`2\tanh(xW)` gives :math:`h'' = 2` again, from the same compiled
-# function. Set to ``False`` only while compiling and during the ordinary
+# function. That only skips the check. The backward was compiled with donated
+# buffers, and ``inductor``'s compiled backward does reuse their memory: run
+# a second time through a graph kept with ``retain_graph=True``, with the
+# flag off only at run time, it returned wrong gradients without an error
+# (measured off this page, where ``inductor`` would be slow to compile;
+# ``aot_eager_decomp_partition`` reuses no memory). Keep the flag off from
+# before the first call, or compile again. Set to ``False`` only while compiling and during the ordinary
 # backward, it does not prevent the error; it widens it. Compiled with the
 # flag off, AOTAutograd records no list of donated buffers, and the check at
 # the later backward takes that for a list that is not empty: even
@@ -630,8 +636,10 @@ assert cache_lookups() == lookups_before  # no compile of this page used the dis
 #   (``dynamic=True``, or the default once a size has changed), a compiled
 #   part with donated buffers can raise at every backward that keeps the
 #   graph, unless ``torch._functorch.config.donated_buffer`` is ``False`` when
-#   that backward runs; a part compiled with the flag off raises there even
-#   with nothing to donate.
+#   that backward runs (which only skips the check: keep it off from the
+#   first call, or ``inductor``'s backward may reuse memory it still needs);
+#   a part compiled with the flag off raises there even with nothing to
+#   donate.
 #   AOTAutograd's backends, ``aot_eager`` too, do on :math:`2\tanh(xW)` and
 #   on the critic: with fixed shapes after an ordinary backward through the
 #   same graph, with dynamic shapes even before one.
