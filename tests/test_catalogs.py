@@ -364,6 +364,13 @@ def test_code_comments_may_keep_names_and_brackets():
     assert len(catalogs.zh_style_problems(msgid, msgstr, "rst", glossary)) == 2
 
 
+def test_a_comment_translated_as_itself_is_refused():
+    """Sphinx marks a whole code block translated once one of its messages is
+    its own translation, and the block's other comments then stay English."""
+    assert catalogs.zh_style_problems("float32", "float32", "code", {})
+    assert catalogs.zh_style_problems("float32", "float32 张量", "code", {}) == []
+
+
 def test_a_capitalised_term_in_lower_case_is_a_name_in_code():
     glossary = {"Hessian": "黑塞矩阵"}
     assert (

@@ -304,6 +304,11 @@ def zh_style_problems(
     markup = _MD_TOKENS if syntax == "md" else _RST_TOKENS
     variants = read_variants() if variants is None else variants
     problems = [p for v in variants if (p := v.problem(msgid, msgstr, glossary))]
+    if code and msgstr == msgid:  # Sphinx then marks the whole block translated
+        problems.append(
+            "a comment translated as itself leaves the other comments of its code block "
+            "in English (Sphinx marks the block translated): write it in Chinese"
+        )
     for m in _PADDED_LESSON.finditer(msgstr):
         problems.append(f"lesson number with a leading zero ({m[0]}): write 第 {m[1] or m[2]} 课")
     english = markup.sub(" ", msgid)
