@@ -8,9 +8,10 @@ The messages a reader meets while writing a Function: what ``backward``
 returns and what ``ctx`` saves, changes in place, and forward mode; each with
 its cause, its fix, and the lesson that explains it.
 
-The messages met while computing second derivatives and checking them, and
-the symptoms of a second derivative that is silently wrong, are in
-:ref:`lesson 15 <lesson-error-index>`; those of a custom operator, and of the
+The messages met while computing second derivatives and checking them are
+in :ref:`lesson 15 <lesson-error-index>`, and the symptoms of a second
+derivative that is silently wrong in :ref:`lesson 19
+<lesson-error-index-silent>`; those of a custom operator, and of the
 rules that :mod:`torch.func` and ``vmap`` need, in :ref:`lesson 17
 <lesson-error-index-ops>`; those of PyTorch's own operators that have no
 second derivative in :ref:`lesson 18 <lesson-builtin-operators>`. As in

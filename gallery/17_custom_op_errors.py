@@ -14,7 +14,9 @@ The messages met while computing second derivatives and checking them are
 in :ref:`lesson 15 <lesson-error-index>`; those of a Function's own
 ``backward``, ``ctx``, changes in place and forward mode in :ref:`lesson 16
 <lesson-error-index-function>`; those of PyTorch's own operators that have
-no second derivative in :ref:`lesson 18 <lesson-builtin-operators>`. As in
+no second derivative in :ref:`lesson 18 <lesson-builtin-operators>`; and a
+second derivative that is wrong with no message in :ref:`lesson 19
+<lesson-error-index-silent>`. As in
 lesson 15, every message that heads an entry was printed when the page was
 built: paste one into the search box to land on its entry.
 

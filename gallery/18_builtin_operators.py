@@ -32,7 +32,8 @@ The other messages of double backward are in the error index:
 :ref:`lesson 15 <lesson-error-index>` for computing and checking second
 derivatives, :ref:`lesson 16 <lesson-error-index-function>` for writing a
 Function, :ref:`lesson 17 <lesson-error-index-ops>` for custom operators,
-:mod:`torch.func` and ``vmap``.
+:mod:`torch.func` and ``vmap``; and a second derivative that is wrong with no
+message in :ref:`lesson 19 <lesson-error-index-silent>`.
 
 .. contents:: On this page
    :local:

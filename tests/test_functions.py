@@ -212,16 +212,23 @@ TABLE = {
     ("15_error_index", "CubeNumpy"): (DEMO, None, None),  # .numpy() raises under grad mode
     ("15_error_index", "CubeAllNumpy"): (FIRST_ONLY, apply("CubeAllNumpy"), UNARY),
     ("15_error_index", "CubeJittery"): (DEMO, None, None),
-    ("15_error_index", "CubeDetached"): (FIRST_ONLY, apply("CubeDetached"), UNARY),
     ("15_error_index", "CubeWrongFormula"): (WRONG, apply("CubeWrongFormula"), UNARY),
     ("15_error_index", "ExpWrongFormula"): (WRONG, apply("ExpWrongFormula"), UNARY),
     # Its backward detaches grad_out: gradgradcheck names "input 1", the output gradient.
     ("15_error_index", "CubeGradOutDetached"): (FIRST_ONLY, apply("CubeGradOutDetached"), UNARY),
     ("15_error_index", "CubeCountsCalls"): (WRONG, apply("CubeCountsCalls"), UNARY),
     ("15_error_index", "CubeGradInPlace"): (DEMO, None, None),  # fast_mode catches it
-    ("15_error_index", "MulSquare"): (DOUBLE, apply("MulSquare"), PAIR),
-    ("15_error_index", "MulSquareNumpy"): (DEMO, None, None),  # gradgradcheck passes: silent
-    ("15_error_index", "TwiceFirst"): (DEMO, None, None),  # takes a list: autograd sees no input
+    ("19_silent_symptoms", "Cube"): (DOUBLE, apply("Cube"), UNARY),
+    ("19_silent_symptoms", "CubeOnce"): (FIRST_ONLY, apply("CubeOnce"), UNARY),
+    ("19_silent_symptoms", "CubeOnCtx"): (FIRST_ONLY, apply("CubeOnCtx"), UNARY),
+    ("19_silent_symptoms", "CubeDetached"): (FIRST_ONLY, apply("CubeDetached"), UNARY),
+    ("19_silent_symptoms", "MulSquare"): (DOUBLE, apply("MulSquare"), PAIR),
+    ("19_silent_symptoms", "MulSquareNumpy"): (DEMO, None, None),  # gradgradcheck passes: silent
+    ("19_silent_symptoms", "TwiceFirst"): (
+        DEMO,
+        None,
+        None,
+    ),  # takes a list: autograd sees no input
     ("16_function_errors", "Cube"): (DOUBLE, apply("Cube"), UNARY),
     ("16_function_errors", "CubeSum"): (DOUBLE, apply("CubeSum"), UNARY),
     # Its backward forgets grad_out: gradcheck says "backward not multiplied by grad_output".
