@@ -552,8 +552,9 @@ assert same
 #   inputs or outputs and the incoming gradient is recorded under
 #   ``create_graph=True``, so it has a second derivative, as this layer's
 #   does; :func:`~torch.autograd.gradgradcheck` confirms it (a saved
-#   intermediate, :ref:`lesson 04 <lesson-ctx-mistake>`, or anything that
-#   leaves autograd, such as ``detach``, ``no_grad`` or NumPy, makes it
+#   intermediate whose derivative is not zero,
+#   :ref:`lesson 04 <lesson-ctx-mistake>`, or anything that cuts such a path
+#   out of autograd, such as ``detach``, ``no_grad`` or NumPy, makes it
 #   fail).
 # * Put as little as possible inside your own Function, and let autograd do
 #   the rest.
