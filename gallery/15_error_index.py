@@ -242,10 +242,11 @@ assert message == "Numerical gradient for function expected to be zero"  # not z
 # that requires grad on its own, while ``x`` is differentiated; or the path
 # was cut (below). Older releases of PyTorch say "One of the differentiated
 # Tensors appears to not have been used in the graph". **Fix:** for a
-# derivative that is zero, pass ``materialize_grads=True`` to
+# derivative that is zero by design, pass ``materialize_grads=True`` to
 # :func:`torch.autograd.grad`, which then returns zeros for an input that no
-# path reaches (``allow_unused=True`` returns ``None``); otherwise
-# differentiate the tensor the computation used.
+# path reaches (``allow_unused=True`` returns ``None``); never on a cut path
+# (below), where it turns this message into zeros that are wrong, without an
+# error. Otherwise differentiate the tensor the computation used.
 
 w = torch.rand(3, dtype=torch.float64, requires_grad=True)
 (grad,) = torch.autograd.grad((x @ w).sum(), x, create_graph=True)  # grad is w
@@ -279,6 +280,11 @@ assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
 
 message = message_of(RuntimeError, lambda: torch.autograd.grad(once_gradient().pow(2).sum(), x))
 assert "appears to not have been used in the graph" in message
+hidden = torch.autograd.grad(once_gradient().pow(2).sum(), x, materialize_grads=True)[0]
+true = torch.autograd.grad(
+    torch.autograd.grad(torch.tanh(x**3).sum(), x, create_graph=True)[0].pow(2).sum(), x
+)[0]
+assert torch.equal(hidden, torch.zeros_like(x)) and true.abs().min() > 0  # wrong zeros
 
 # %%
 # .. _error-index-compile:

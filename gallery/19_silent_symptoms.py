@@ -280,7 +280,8 @@ assert second_in_a(MulSquareNumpy) is None and torch.allclose(second_in_a(MulSqu
 # that input, for any of the reasons of :ref:`the message "appears to not
 # have been used in the graph" <error-index-unused>`, which
 # ``allow_unused=True`` turns into ``None``;
-# the fixes are the same. Two causes are new: a tensor passed to a Function's
+# the fixes are the same (``allow_unused=True`` on a cut path hides it as
+# ``materialize_grads=True`` does). Two causes are new: a tensor passed to a Function's
 # ``apply`` inside a list or dictionary, which autograd does not look into
 # (**Fix:** pass it to ``apply`` as an argument of its own); an output marked
 # :meth:`~torch.autograd.function.FunctionCtx.mark_non_differentiable`, which
