@@ -840,9 +840,8 @@ scale_frozen = ScaleFunction.apply(x, w_frozen)
 assert clues(scale_frozen, (x, w_frozen)) == ([], 0)
 assert sum(not t.requires_grad for t in scale_frozen.grad_fn.saved_tensors) == 1
 assert gradgradcheck(ScaleFunction.apply, (x, w_frozen))
-# Under saved-tensor hooks, the two healthy saved inputs count as clues:
-# both are leaves. A non-leaf input comes back with its own grad_fn and
-# does not count.
+# Under saved-tensor hooks, the two healthy saved inputs count as clues.
+# Both are leaves: a non-leaf input comes back with its own grad_fn.
 with torch.autograd.graph.save_on_cpu():
     scale_hooked = ScaleFunction.apply(x, w_half)
     h_tanh = torch.tanh(x)

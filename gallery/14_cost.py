@@ -182,8 +182,8 @@ saved_tanh = measure(lambda: torch.autograd.grad(Tanh.apply(probe).sum(), probe)
 print(f"bytes seen: output saved {saved_tanh:,}, slope on ctx {on_ctx:,}")
 assert on_ctx == 0 and saved_tanh == probe.nbytes
 assert TanhOnCtx.apply(probe).grad_fn.slope.nbytes == probe.nbytes  # kept all the same
-# The same tanh in forward mode too. Forward mode first loads here, and
-# PyTorch prints its own deprecation note when it does (lesson 08).
+# The same tanh in forward mode too.
+# Forward mode first loads here: PyTorch's own deprecation note (lesson 08).
 with warnings.catch_warnings(), fwAD.dual_level():
     warnings.filterwarnings("ignore", message="`torch.jit.script` is (deprecated|not supported)")
     tangents = [
