@@ -767,7 +767,9 @@ assert gradients_with_graph(ScaleGradDetached, x, w_half) == [False, True]
 # ``saved_tensors``. A saved input comes back as the input itself (a frozen
 # weight, a buffer or a target included), and is no clue, unless saved-tensor
 # hooks such as ``torch.autograd.graph.save_on_cpu`` are active: they give it
-# back as a new tensor without a ``grad_fn``, so run this check without them.
+# back as a new tensor, with the input's ``grad_fn``, so a leaf input (a
+# parameter, the model's input, a frozen weight) comes back without one and
+# looks like a clue. Run this check without them.
 # A saved output comes back with the node itself as its ``grad_fn``. Any
 # other saved tensor was computed in ``forward``, where autograd records
 # nothing, so it has no ``grad_fn``, even a view of an input, which still
@@ -839,9 +841,17 @@ assert clues(scale_frozen, (x, w_frozen)) == ([], 0)
 assert sum(not t.requires_grad for t in scale_frozen.grad_fn.saved_tensors) == 1
 assert gradgradcheck(ScaleFunction.apply, (x, w_frozen))
 # Under saved-tensor hooks, the two healthy saved inputs count as clues.
+# Both are leaves: a non-leaf input comes back with its own grad_fn.
 with torch.autograd.graph.save_on_cpu():
     scale_hooked = ScaleFunction.apply(x, w_half)
+    h_tanh = torch.tanh(x)
+    scale_hooked_tanh = ScaleFunction.apply(h_tanh, w_half)
 assert clues(scale_hooked, (x, w_half)) == ([], 2)
+assert clues(scale_hooked_tanh, (h_tanh, w_half)) == ([], 1)
+assert [type(t.grad_fn).__name__ for t in scale_hooked_tanh.grad_fn.saved_tensors] == [
+    "TanhBackward0",
+    "NoneType",
+]
 assert clues(ScaleFunction.apply(x, w_half), (x, w_half)) == ([], 0)
 try:
     gradgradcheck(SoftplusSavesSigmoid.apply, (x,))

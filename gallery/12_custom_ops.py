@@ -19,7 +19,8 @@ This lesson builds one, breaks it, repairs it, and tests it with
 # A sine computed by NumPy
 # ------------------------
 #
-# Three pieces make an operator with a gradient:
+# Three pieces make an operator with a gradient that :func:`torch.compile` can
+# trace:
 #
 # * the implementation, decorated with :func:`~torch.library.custom_op`, whose
 #   type hints become the operator's schema (``mutates_args=()`` says it
@@ -279,7 +280,8 @@ assert torch.allclose(y.grad, 2 * y) and not torch.allclose(y.grad, 2 * y - torc
 # runs, so that it can be nested, and so reaches the custom operator in
 # ``SinFunction``'s ``backward`` with a tensor it tracks. The message asks for
 # a ``setup_context``, which ``SinFunction`` has: it is about the Function
-# that ``custom_op`` makes for ``numpy_cos`` (see below).
+# that ``custom_op`` makes for ``numpy_cos`` (see below). The same Function
+# with ``torch.cos`` in its ``backward`` goes through ``grad``.
 
 
 def cos_backward(ctx, grad_out):
@@ -317,6 +319,18 @@ _, vjp_fn = torch.func.vjp(SinFunction.apply, x.detach())
 print("torch.func.grad of SinFunction: RuntimeError:", by_grad)
 for refused in (by_grad, by_grad_of_grad):
     assert refused.endswith("it must override the setup_context staticmethod")
+
+
+class SinTorchCos(SinFunction):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.cos(x)
+
+
+# The refusal comes from numpy_cos: without it, grad accepts the Function.
+by_torch_cos = torch.func.grad(lambda u: SinTorchCos.apply(u).sum())(x.detach())
+assert torch.allclose(by_torch_cos, torch.cos(x))
 assert torch.allclose(vjp_fn(torch.ones_like(x))[0], torch.cos(x))
 
 # %%

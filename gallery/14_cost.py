@@ -16,11 +16,12 @@ wall-clock times would change from one machine, and one run, to the next.
 They are not a substitute for measuring your own model: time it on your
 hardware, and measure its peak memory. The counters:
 
-* **operations**: each ATen operation that the dispatcher passes on below
-  autograd, after the decompositions into ATen operations, counted by name. A
-  ``@`` becomes ``aten.mm`` for two matrices, ``aten.mv`` for a matrix and a
-  vector, ``aten.dot`` for two vectors. What a kernel calls inside itself is
-  not seen;
+* **operations**: each operation that the dispatcher passes on below
+  autograd, after the decompositions, counted by name: ATen operations, and in
+  forward mode a few ``prims`` operations that its decompositions use. A ``@``
+  becomes ``aten.mm`` for two matrices and for a vector times a matrix,
+  ``aten.mv`` for a matrix times a vector, ``aten.dot`` for two vectors. What
+  a kernel calls inside itself is not seen;
 * **FLOPs**: ``torch.utils.flop_counter.FlopCounterMode``, which counts only
   the operations it has a formula for: products of matrices and of batches of
   matrices (``mm``, ``addmm``, ``bmm``, ``baddbmm``), convolutions, and some
@@ -170,6 +171,10 @@ class TanhOnCtx(Tanh):
     def backward(ctx, grad_out):
         return grad_out * ctx.slope
 
+    @staticmethod
+    def jvp(ctx, x_tangent):  # Tanh's reads saved tensors, and there are none
+        return x_tangent * ctx.slope
+
 
 probe = inputs.clone().requires_grad_()
 on_ctx = measure(lambda: torch.autograd.grad(TanhOnCtx.apply(probe).sum(), probe))[2]
@@ -177,6 +182,15 @@ saved_tanh = measure(lambda: torch.autograd.grad(Tanh.apply(probe).sum(), probe)
 print(f"bytes seen: output saved {saved_tanh:,}, slope on ctx {on_ctx:,}")
 assert on_ctx == 0 and saved_tanh == probe.nbytes
 assert TanhOnCtx.apply(probe).grad_fn.slope.nbytes == probe.nbytes  # kept all the same
+# The same tanh in forward mode too.
+# Forward mode first loads here: PyTorch's own deprecation note (lesson 08).
+with warnings.catch_warnings(), fwAD.dual_level():
+    warnings.filterwarnings("ignore", message="`torch.jit.script` is (deprecated|not supported)")
+    tangents = [
+        fwAD.unpack_dual(tanh.apply(fwAD.make_dual(inputs, inputs))).tangent
+        for tanh in (Tanh, TanhOnCtx)
+    ]
+assert torch.allclose(*tangents)
 
 # %%
 # What create_graph=True adds
@@ -332,11 +346,7 @@ def double_backward():
 
 
 def forward_over_reverse():
-    with warnings.catch_warnings(), fwAD.dual_level():
-        # PyTorch's own deprecation note when forward mode first loads (lesson 8)
-        warnings.filterwarnings(
-            "ignore", message="`torch.jit.script` is (deprecated|not supported)"
-        )
+    with fwAD.dual_level():
         dual = fwAD.make_dual(leaf, v)
         (g,) = torch.autograd.grad(loss(dual), dual)
         return fwAD.unpack_dual(g).tangent
@@ -370,6 +380,20 @@ assert "aten.dot.default" not in traces["functional.vhp"].operations
 with FlopCounterMode(display=False) as counter:
     v @ v
 assert counter.get_total_flops() == 0  # a dot counts no FLOPs
+# What ``@`` becomes, as the list of counters at the top says.
+square = torch.ones(3, 3, dtype=torch.float64)
+for product, name in [
+    (lambda: square @ square, "aten.mm.default"),
+    (lambda: v[:3] @ square, "aten.mm.default"),  # vector times matrix
+    (lambda: square @ v[:3], "aten.mv.default"),
+    (lambda: v[:3] @ v[:3], "aten.dot.default"),
+]:
+    with Trace() as products:
+        product()
+    assert products.operations[name] == 1
+# Forward mode alone adds prims operations to the counted names.
+with_prims = [m for m, t in traces.items() if any(o.startswith("prims.") for o in t.operations)]
+assert with_prims == ["forward over reverse"]
 
 # %%
 # ``hvp`` pays for its extra backward pass in FLOPs and in memory. That pass
