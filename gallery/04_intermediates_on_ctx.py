@@ -106,8 +106,7 @@ assert "does not require grad and does not have a grad_fn" in error
 # ------------------------------------------------
 #
 # A second pass misses the terms that go through the values on ``ctx``. Only
-# variables that the Function's input depends on have such terms; the others
-# come out right. Take
+# variables that the Function's input depends on have such terms. Take
 # :math:`L = \frac{1}{2} \sum \sinh(x)^2`, whose incoming gradient is
 # :math:`\sinh(x)`:
 #
@@ -148,7 +147,7 @@ assert not torch.allclose(wrong, true) and torch.allclose(wrong[1], true[1])
 # ``.backward()`` silently leaves ``c.grad`` at ``None``. A training step adds
 # the penalty to the critic's loss, which uses ``c``: then ``c.grad`` silently
 # lacks the penalty's part.
-# PyTorch's own tracker describes this trap in
+# PyTorch's tracker describes this trap in
 # `pytorch/pytorch#58509 <https://github.com/pytorch/pytorch/issues/58509>`__
 # and `#76185 <https://github.com/pytorch/pytorch/issues/76185>`__.
 
@@ -359,9 +358,9 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 # * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
 #   :func:`~torch.autograd.gradgradcheck` fails.
 # * Only variables that the Function's input depends on miss terms in a
-#   second pass: silently if anything else in the loss reaches them;
-#   otherwise :func:`torch.autograd.grad` raises and ``.backward()`` silently
-#   leaves ``.grad`` at ``None``.
+#   second pass: silently if anything else in the loss reaches them.
+#   Otherwise :func:`torch.autograd.grad` raises; so does ``.backward()``,
+#   unless the loss has another graph: then ``.grad`` stays ``None``.
 # * The fix is :ref:`pattern 3 <lesson-saving-intermediates>`: return them as
 #   outputs, or compute them again in ``backward``. Only an intermediate whose
 #   derivative is zero, such as a mask or indices, is safe to save as it is.
@@ -397,13 +396,20 @@ class SoftplusOnCtx(torch.autograd.Function):
         return grad_out * ctx.sigmoid
 
 
-def holds_tensor(value):
-    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+def holds_tensor(value, seen=()):
+    """Whether ``value`` is a tensor, or a container or object that holds one."""
+    if torch.is_tensor(value):
+        return True
     if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(holds_tensor(item) for item in value)
-    return torch.is_tensor(value)
+        items = value.values()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = value
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        items = vars(value).values()  # a SimpleNamespace, a dataclass, ...
+    else:
+        return False
+    seen = (*seen, id(value))  # an object that refers to itself
+    return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 
 
 def changes_grad_out(call, x):

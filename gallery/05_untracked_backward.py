@@ -296,13 +296,20 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # end, apart from the exercise.
 
 
-def holds_tensor(value):
-    """Whether ``value`` is a tensor, or a list, tuple, set or dict that holds one."""
+def holds_tensor(value, seen=()):
+    """Whether ``value`` is a tensor, or a container or object that holds one."""
+    if torch.is_tensor(value):
+        return True
     if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(holds_tensor(item) for item in value)
-    return torch.is_tensor(value)
+        items = value.values()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = value
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        items = vars(value).values()  # a SimpleNamespace, a dataclass, ...
+    else:
+        return False
+    seen = (*seen, id(value))  # an object that refers to itself
+    return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 
 
 def changes_grad_out(call, x):
