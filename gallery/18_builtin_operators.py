@@ -192,13 +192,12 @@ print("by products:   ", cdist_by_products(near, apart).item())
 print("by differences:", cdist_by_differences()(near, apart).item())
 assert abs(cdist_by_products(near, apart).item() - 1e-3) > 5e-4  # not even close
 assert abs(cdist_by_differences()(near, apart).item() - 1e-3) < 1e-6
-try:  # p=1 has no path through matrix products
-    second_derivative_in_points(
+message = message_of(  # p=1 has no path through matrix products
+    NotImplementedError,
+    lambda: second_derivative_in_points(
         lambda a, b: torch.cdist(a, b, p=1.0, compute_mode="use_mm_for_euclid_dist")
-    )
-    message = ""
-except NotImplementedError as error:
-    message = str(error)
+    ),
+)
 assert "the derivative for '_cdist_backward' is not implemented" in message
 
 # %%
@@ -260,8 +259,9 @@ assert not second_derivative_to_itself(where_alone).isfinite().all()
 # %%
 # Two distinct points that coincide (a point and a centre, or two rows of
 # ``x``) are another matter: the norm of their difference has no derivative
-# there, first or second. It is a cone (for ``p`` above 1, one whose
-# curvature grows without bound as the points approach), and double backward
+# there, first or second. It is a cone (for a finite ``p`` above 1, one whose
+# curvature grows without bound as the points approach; for ``p`` of 1 and
+# infinity, a piecewise-linear one), and double backward
 # through the norm of the differences is not finite there for the same ``p``
 # as on the diagonal. Where a finite stand-in will do, for ``p=2`` the path
 # through matrix products stays finite there; so does a smoothed norm of the
@@ -274,8 +274,9 @@ assert not second_derivative_to_itself(where_alone).isfinite().all()
 # ``cdist_to_itself`` (within ``1e-6`` on these points). For ``p=1``, and for
 # ``p=3`` and above (tried: 3, 4 and infinity), the norm of the differences
 # needs no smoothing, as it stays finite; above ``p=3``, the smoothed norm
-# would be worse: its derivatives at coincident points divide by powers of
-# ``eps``, which overflow in float32 below ``p=4`` already. On the diagonal
+# would be worse: its second derivatives stay of the order of
+# ``eps ** -0.5``, but the powers of ``eps`` computed on the way overflow in
+# float32, below ``p=4`` already. On the diagonal
 # of ``cdist(x, x)``, with ``eps=1e-12``, its second derivatives in float32
 # are finite for ``p`` of 3 and 3.5, and not for 3.8 and 4 (below).
 
@@ -543,8 +544,9 @@ assert torch.allclose(by_products, second_derivative_in_rows(pdist_by_difference
 # ``torch.nn.functional.embedding``, multiply them by the
 # ``per_sample_weights`` if any, and add them up per bag with ``index_add``,
 # or take their maximum with ``scatter_reduce``. For bags that all have the
-# same length, as a matrix of indices, ``F.embedding(indices, table).mean(1)``
-# is enough. Below, a sketch for a 1-D ``indices`` and ``offsets``, without
+# same length, as a matrix of indices, ``F.embedding(indices, table)`` and
+# ``.sum(1)``, ``.mean(1)`` or ``.amax(1)`` are enough, for the modes
+# ``"sum"``, ``"mean"`` and ``"max"``. Below, a sketch for a 1-D ``indices`` and ``offsets``, without
 # ``padding_idx`` or ``include_last_offset``. In mode ``"max"``, where two
 # different rows of a bag tie for the maximum, ``scatter_reduce`` shares the
 # gradient between them, where ``embedding_bag`` gives it to one.
@@ -704,6 +706,7 @@ fixes = [
     (lambda a: cdist_to_itself(a, 1.5).sum(), points),
     (lambda lp: ctc_loss_by_recursion(lp, **tiny_targets), tiny),
     (lambda t: embedding_bag_by_lookup(indices, t, offsets).pow(2).sum(), table),
+    (lambda t: embedding_bag_by_lookup(indices, t, offsets, "sum").pow(2).sum(), table),
     (lambda t: embedding_bag_by_lookup(indices, t, offsets, "max").pow(2).sum(), table),
     (lambda w: weighted(table, per_sample_weights=w).pow(2).sum(), weights),
     (lambda t: F.embedding(matrix, t).mean(1).pow(2).sum(), table),
