@@ -7,7 +7,8 @@ result on each of its examples. A lesson cannot run inductor (it compiles C++
 and costs seconds), so this module builds the lesson's examples itself and
 runs each with both backends: what the compiled part saves for its backward,
 whether a second pass raises or is silently wrong, the donated buffers after an
-ordinary backward and with dynamic shapes, the gradient penalty through the
+ordinary backward (the flag off at run time, while compiling, or from the first
+call; sin x; the fixed-shape critic) and with dynamic shapes, the gradient penalty through the
 compiled critic, the step that compiles only what is differentiated once, and
 ``torch.func.grad`` inside the compiled function (with the lesson's Function,
 and with the built-in softplus for contrast). The examples draw their own random
@@ -148,6 +149,12 @@ def test_a_compiled_part_that_saves_nothing_tracked_alone(backend):
     with pytest.raises(RuntimeError) as error:
         torch.autograd.grad(grad.sum(), x)
     assert str(error.value) == DOUBLE_BACKWARD
+    # So does one that depends only on a weight, differentiated with respect to it.
+    v = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    (grad,) = torch.autograd.grad((v * compiled_f(x)).sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError) as error:
+        torch.autograd.grad(grad.sum(), v)
+    assert str(error.value) == DOUBLE_BACKWARD
 
 
 DONATED = "This backward function was compiled with non-empty donated buffers"
@@ -180,6 +187,51 @@ def test_the_flag_off_only_while_compiling_changes_nothing(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_sin_compiled_with_the_flag_off_raises_the_donated_message(backend):
+    # sin saves only its input and donates nothing: compiled with the flag on,
+    # it meets the error node; compiled with it off, the donated-buffer check.
+    compiled_f, x = ordinary_backward_first(backend, torch.sin)
+    with pytest.raises(RuntimeError) as error:
+        h_second(compiled_f, x)
+    assert str(error.value) == DOUBLE_BACKWARD
+    torch._dynamo.reset()
+    with torch._functorch.config.patch(donated_buffer=False):
+        compiled_f, x = ordinary_backward_first(backend, torch.sin)
+    with pytest.raises(RuntimeError, match=DONATED):
+        h_second(compiled_f, x)
+
+
+def test_inductor_reuses_donated_memory_when_the_flag_is_off_at_run_time_only():
+    """The flag off at run time only skips the check: inductor's backward
+    still reuses the donated buffers, so a second pass through a retained
+    graph is silently wrong. Off from before the first call, it is right."""
+    torch.manual_seed(0)
+    weight = torch.randn(64, 64)
+    x = torch.randn(8, 64, requires_grad=True)
+
+    def f(t):
+        return 2 * torch.tanh(t @ weight)
+
+    (eager,) = torch.autograd.grad(f(x).sum(), x)
+
+    def two_passes(compiled_f):
+        out = compiled_f(x)
+        return [torch.autograd.grad(out.sum(), x, retain_graph=True)[0] for _ in range(2)]
+
+    compiled_f = torch.compile(f, backend="inductor", dynamic=False)
+    torch.autograd.grad(compiled_f(x).sum(), x)  # an ordinary backward first
+    with torch._functorch.config.patch(donated_buffer=False):
+        first, second = two_passes(compiled_f)
+    assert torch.allclose(first, eager) and not torch.allclose(second, eager)
+    torch._dynamo.reset()
+    with torch._functorch.config.patch(donated_buffer=False):
+        compiled_f = torch.compile(f, backend="inductor", dynamic=False)
+        torch.autograd.grad(compiled_f(x).sum(), x)
+        first, second = two_passes(compiled_f)
+    assert torch.allclose(first, eager) and torch.allclose(second, eager)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_dynamic_shapes_donate_before_any_ordinary_backward(backend):
     x = new_x()
     with pytest.raises(RuntimeError, match=DONATED):
@@ -193,6 +245,16 @@ def test_dynamic_shapes_donate_before_any_ordinary_backward(backend):
     assert str(error.value) == DOUBLE_BACKWARD
     with pytest.raises(RuntimeError, match=DONATED):
         critic.penalty_grads(compiled, batch=16)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_fixed_shape_critic_after_an_ordinary_backward_donates(backend):
+    critic = Critic()
+    compiled = torch.compile(critic.model, backend=backend, dynamic=False)
+    points = critic.real.clone().requires_grad_()  # requires grad, as x_hat does
+    torch.autograd.grad(compiled(points).sum(), points)  # an ordinary backward first
+    with pytest.raises(RuntimeError, match=DONATED):
+        critic.penalty_grads(compiled)
 
 
 class Softplus(torch.autograd.Function):
