@@ -330,10 +330,15 @@ assert outcomes[2] == outcomes[3] == expected
 # flag off only at run time, it returned wrong gradients without an error
 # (measured off this page, where ``inductor`` would be slow to compile;
 # ``aot_eager_decomp_partition`` reuses no memory). Keep the flag off from
-# before the first call, or compile again. Set to ``False`` only while compiling and during the ordinary
-# backward, it does not prevent the error; it widens it. Compiled with the
-# flag off, AOTAutograd records no list of donated buffers, and the check at
-# the later backward takes that for a list that is not empty: even
+# before the first call. Compiling again is not enough with ``inductor``: its
+# FX graph cache on disk keeps that backward, reuse included, and a compile
+# with the flag off gets it back, after ``torch._dynamo.reset()`` and in later
+# processes too (``TORCHINDUCTOR_FX_GRAPH_CACHE=0`` turns that cache off; this
+# site's tests check both cases after a reset). Set to ``False`` only while
+# compiling and during the ordinary backward, it does not prevent the error;
+# it widens it. Compiled with the flag off, AOTAutograd records no list of
+# donated buffers, and the check at the later backward takes that for a list
+# that is not empty: even
 # :math:`\sin x`, which saves only its input and so donates nothing, then
 # raises this message, where compiled with the flag on it meets the error
 # node.
@@ -640,7 +645,8 @@ assert cache_lookups() == lookups_before  # no compile of this page used the dis
 #   part with donated buffers can raise at every backward that keeps the
 #   graph, unless ``torch._functorch.config.donated_buffer`` is ``False`` when
 #   that backward runs (which only skips the check: keep it off from the
-#   first call, or ``inductor``'s backward may reuse memory it still needs);
+#   first call, or ``inductor``'s backward may reuse memory it still needs,
+#   and with its FX graph cache on, since that cache first met the graph);
 #   a part compiled with the flag off raises there even with nothing to
 #   donate.
 #   AOTAutograd's backends, ``aot_eager`` too, do on :math:`2\tanh(xW)` and
