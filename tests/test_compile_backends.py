@@ -233,6 +233,8 @@ def test_inductor_reuses_donated_memory_when_the_flag_is_off_at_run_time_only():
             torch._functorch.config.patch(donated_buffer=False),
             torch._inductor.config.patch(fx_graph_cache=fx_graph_cache),
         ):
+            # TORCHINDUCTOR_FX_GRAPH_CACHE, if set, would override the patch
+            assert torch._inductor.config.fx_graph_cache == fx_graph_cache
             compiled_f = torch.compile(f, backend="inductor", dynamic=False)
             torch.autograd.grad(compiled_f(x).sum(), x)
             assert two_passes(compiled_f) == right
