@@ -12,8 +12,9 @@ wrong gradient, depending on what the compiled part saves for its backward
 and on how it is compiled), and a structure that works, checked against eager
 mode.
 
-The default backend, ``inductor``, captures the function (Dynamo), splits it
-into a forward and a backward graph (AOTAutograd), decomposes the operators
+``torch.compile`` captures the function (Dynamo) and hands the graph to a
+backend. The default, ``inductor``, splits it into a forward and a backward
+graph (AOTAutograd), decomposes the operators
 into simpler ones, rewrites the graph, lets a min-cut partitioner choose what
 the forward saves for the backward, and generates code. This lesson compiles
 with ``backend="aot_eager_decomp_partition"``, which uses the same
@@ -136,7 +137,7 @@ saved_by_critic = compiled(x_hat).grad_fn.saved_tensors  # for the next section
 # those of them that are a tensor it differentiates with respect to, or lead to
 # one through their chain of ``grad_fn``. Such are an input, an output or a
 # weight of the compiled part, saved as it is, and an incoming gradient that
-# depends on the input. An intermediate result that the compiled part saves has
+# depends on such a tensor. An intermediate result that the compiled part saves has
 # no ``grad_fn``: computed from the input, it still leads nowhere.
 # ``.backward()`` runs every node it can reach, so it reaches the node through
 # any of them that requires grad. The critic saves its input
@@ -329,10 +330,15 @@ assert outcomes[2] == outcomes[3] == expected
 # flag off only at run time, it returned wrong gradients without an error
 # (measured off this page, where ``inductor`` would be slow to compile;
 # ``aot_eager_decomp_partition`` reuses no memory). Keep the flag off from
-# before the first call, or compile again. Set to ``False`` only while compiling and during the ordinary
-# backward, it does not prevent the error; it widens it. Compiled with the
-# flag off, AOTAutograd records no list of donated buffers, and the check at
-# the later backward takes that for a list that is not empty: even
+# before the first call. Compiling again is not enough with ``inductor``: its
+# FX graph cache on disk keeps that backward, reuse included, and a compile
+# with the flag off gets it back, after ``torch._dynamo.reset()`` and in later
+# processes too (``TORCHINDUCTOR_FX_GRAPH_CACHE=0`` turns that cache off; this
+# site's tests check both cases after a reset). Set to ``False`` only while
+# compiling and during the ordinary backward, it does not prevent the error;
+# it widens it. Compiled with the flag off, AOTAutograd records no list of
+# donated buffers, and the check at the later backward takes that for a list
+# that is not empty: even
 # :math:`\sin x`, which saves only its input and so donates nothing, then
 # raises this message, where compiled with the flag on it meets the error
 # node.
@@ -411,7 +417,9 @@ assert first_pass.startswith(DONATED)
 # that keeps the graph raises already. ``dynamic=True`` asks for dynamic shapes
 # from the first call. The default, ``dynamic=None``, compiles the first call
 # for fixed shapes and, when a size changes (a smaller last batch, say),
-# compiles again with that size symbolic: the critic's penalty then meets
+# compiles again with that size symbolic (unless a job id,
+# ``TORCH_COMPILE_JOB_ID``, turns on Dynamo's profile-guided dynamic shapes,
+# which remember across calls and runs which sizes changed): the critic's penalty then meets
 # this error in place of the double-backward one. With fixed shapes, the
 # critic meets it too after an ordinary backward through the same graph (an
 # input that requires grad, as the penalty's does), run last below.
@@ -459,8 +467,8 @@ assert after_training_step.startswith(DONATED)
 # ``TORCHINDUCTOR_AUTOGRAD_CACHE=0`` in the environment turns that cache off
 # (in Python, ``torch._functorch.config.enable_autograd_cache = False``), and
 # then ``inductor`` does what this page shows. The backends this page compiles
-# with keep nothing on disk, so nothing an earlier run left behind changes what
-# it shows: the assert before the summary checks that none of its compiles
+# with keep nothing on disk (Dynamo does, with a job id set), so nothing an
+# earlier run left behind changes what it shows: the assert before the summary checks that none of its compiles
 # looked in that cache.
 
 # %%
@@ -637,7 +645,8 @@ assert cache_lookups() == lookups_before  # no compile of this page used the dis
 #   part with donated buffers can raise at every backward that keeps the
 #   graph, unless ``torch._functorch.config.donated_buffer`` is ``False`` when
 #   that backward runs (which only skips the check: keep it off from the
-#   first call, or ``inductor``'s backward may reuse memory it still needs);
+#   first call, or ``inductor``'s backward may reuse memory it still needs,
+#   and with its FX graph cache on, since that cache first met the graph);
 #   a part compiled with the flag off raises there even with nothing to
 #   donate.
 #   AOTAutograd's backends, ``aot_eager`` too, do on :math:`2\tanh(xW)` and

@@ -856,8 +856,9 @@ assert torch.equal(doubled, 2 * rows)
 # The message begins with the output's position and the Function's name:
 # below, "Output 0 of PowerFixed". **Cause:** a Function returned a view of
 # an input (``x.view_as(x)``, as the fix of the "returned as-is" entry above
-# does, ``x[:2]``, ``x.view(...)``, or the input itself from a ``forward``
-# that takes ``ctx``), and later code changed that output in place
+# does, ``x[:2]``, ``x.view(...)``, or the input itself from any ``forward``:
+# PyTorch makes it a view; with ``setup_context``, one that is not saved,
+# as ``Passed`` below), and later code changed that output in place
 # (``mul_``, ``+=``, an activation with ``inplace=True``) while autograd
 # recorded: an input required grad, and grad mode was on. Autograd's
 # handling of a changed view would override the Function's ``backward``, so
@@ -877,8 +878,27 @@ class PowerCloned(Power):
         return x.clone() if n == 1 else x**n  # a new tensor
 
 
+class Passed(Function):
+    """Returns its input itself and saves nothing: accepted, and a view."""
+
+    @staticmethod
+    def forward(x):
+        return x
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        return grad_out
+
+
 message = message_of(RuntimeError, lambda: double_in_place(PowerFixed.apply(x, 1)))
 assert message.startswith("Output 0 of PowerFixed is a view and is being modified inplace.")
+assert torch.equal(torch.autograd.grad(Passed.apply(x).sum(), x)[0], torch.ones_like(x))
+message = message_of(RuntimeError, lambda: double_in_place(Passed.apply(x)))
+assert message.startswith("Output 0 of Passed is a view and is being modified inplace.")
 message = message_of(RuntimeError, lambda: torch.relu_(PowerFixed.apply(x, 1)))
 assert "This view was created inside a custom Function" in message
 twos = torch.full_like(x, 2.0)
@@ -899,9 +919,11 @@ for fixed in (
 # **Cause:** forward mode met a Function without a ``jvp`` staticmethod: a
 # dual tensor of ``torch.autograd.forward_ad``, ``gradcheck`` with
 # ``check_forward_ad=True``, or :func:`torch.func.jvp`. ``jacfwd`` and
-# ``hessian`` meet it only in a Function that has a vmap rule; without one,
-# they stop first at "does not have vmap support" (:ref:`lesson 17
-# <lesson-error-index-ops>`). All below. **Fix:** add a ``jvp``, as
+# ``hessian`` meet it only in a Function written with ``setup_context`` that
+# has a vmap rule; without a vmap rule, they stop first at "does not have vmap
+# support" (:ref:`lesson 17 <lesson-error-index-ops>`), and with a ``forward``
+# that takes ``ctx``, at "it must override the setup_context staticmethod"
+# (below). All below. **Fix:** add a ``jvp``, as
 # ``CubeJvp`` does below (it saves ``x`` for both passes). That is enough for
 # ``torch.autograd.forward_ad`` and ``gradcheck``, not for :mod:`torch.func`,
 # which says "it must override the setup_context staticmethod" to a
@@ -931,6 +953,10 @@ message = message_of(NotImplementedError, lambda: torch.func.hessian(NewCubeVmap
 assert "You must implement the jvp function" in message
 message = message_of(RuntimeError, lambda: torch.func.hessian(NewCube.apply)(x))
 assert "does not have vmap support" in message  # the same for hessian
+message = message_of(RuntimeError, lambda: torch.func.jacfwd(Cube.apply)(x))
+assert "it must override the setup_context staticmethod" in message  # forward takes ctx
+message = message_of(RuntimeError, lambda: torch.func.hessian(Cube.apply)(x))
+assert "it must override the setup_context staticmethod" in message
 
 
 class CubeJvp(Cube):

@@ -7,7 +7,8 @@ result on each of its examples. A lesson cannot run inductor (it compiles C++
 and costs seconds), so this module builds the lesson's examples itself and
 runs each with both backends: what the compiled part saves for its backward,
 whether a second pass raises or is silently wrong, the donated buffers after an
-ordinary backward and with dynamic shapes, the gradient penalty through the
+ordinary backward (the flag off at run time, while compiling, or from the first
+call; sin x; the fixed-shape critic) and with dynamic shapes, the gradient penalty through the
 compiled critic, the step that compiles only what is differentiated once, and
 ``torch.func.grad`` inside the compiled function (with the lesson's Function,
 and with the built-in softplus for contrast). The examples draw their own random
@@ -148,6 +149,12 @@ def test_a_compiled_part_that_saves_nothing_tracked_alone(backend):
     with pytest.raises(RuntimeError) as error:
         torch.autograd.grad(grad.sum(), x)
     assert str(error.value) == DOUBLE_BACKWARD
+    # So does one that depends only on a weight, differentiated with respect to it.
+    v = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    (grad,) = torch.autograd.grad((v * compiled_f(x)).sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError) as error:
+        torch.autograd.grad(grad.sum(), v)
+    assert str(error.value) == DOUBLE_BACKWARD
 
 
 DONATED = "This backward function was compiled with non-empty donated buffers"
@@ -180,6 +187,60 @@ def test_the_flag_off_only_while_compiling_changes_nothing(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_sin_compiled_with_the_flag_off_raises_the_donated_message(backend):
+    # sin saves only its input and donates nothing: compiled with the flag on,
+    # it meets the error node; compiled with it off, the donated-buffer check.
+    compiled_f, x = ordinary_backward_first(backend, torch.sin)
+    with pytest.raises(RuntimeError) as error:
+        h_second(compiled_f, x)
+    assert str(error.value) == DOUBLE_BACKWARD
+    torch._dynamo.reset()
+    with torch._functorch.config.patch(donated_buffer=False):
+        compiled_f, x = ordinary_backward_first(backend, torch.sin)
+    with pytest.raises(RuntimeError, match=DONATED):
+        h_second(compiled_f, x)
+
+
+def test_inductor_reuses_donated_memory_when_the_flag_is_off_at_run_time_only():
+    """The flag off at run time only skips the check: inductor's backward
+    still reuses the donated buffers, so a second pass through a retained
+    graph is silently wrong. Off from before the first call, it is right,
+    unless inductor's FX graph cache holds the backward compiled with it on."""
+    torch.manual_seed(0)
+    weight = torch.randn(64, 64)
+    x = torch.randn(8, 64, requires_grad=True)
+
+    def f(t):
+        return 2 * torch.tanh(t @ weight)
+
+    (eager,) = torch.autograd.grad(f(x).sum(), x)
+
+    def two_passes(compiled_f):
+        out = compiled_f(x)
+        passes = [torch.autograd.grad(out.sum(), x, retain_graph=True)[0] for _ in range(2)]
+        # float32, and inductor fuses: equal to eager up to rounding, or far off
+        return [torch.allclose(g, eager, rtol=1e-4, atol=1e-5) for g in passes]
+
+    compiled_f = torch.compile(f, backend="inductor", dynamic=False)
+    torch.autograd.grad(compiled_f(x).sum(), x)  # an ordinary backward first
+    with torch._functorch.config.patch(donated_buffer=False):
+        assert two_passes(compiled_f) == [True, False]  # the second pass silently wrong
+    for fx_graph_cache, right in ((True, [True, False]), (False, [True, True])):
+        # Compiled again with the flag off from the first call: inductor's FX
+        # graph cache, if on, gives back the backward that reuses the memory.
+        torch._dynamo.reset()
+        with (
+            torch._functorch.config.patch(donated_buffer=False),
+            torch._inductor.config.patch(fx_graph_cache=fx_graph_cache),
+        ):
+            # TORCHINDUCTOR_FX_GRAPH_CACHE, if set, would override the patch
+            assert torch._inductor.config.fx_graph_cache == fx_graph_cache
+            compiled_f = torch.compile(f, backend="inductor", dynamic=False)
+            torch.autograd.grad(compiled_f(x).sum(), x)
+            assert two_passes(compiled_f) == right
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_dynamic_shapes_donate_before_any_ordinary_backward(backend):
     x = new_x()
     with pytest.raises(RuntimeError, match=DONATED):
@@ -193,6 +254,16 @@ def test_dynamic_shapes_donate_before_any_ordinary_backward(backend):
     assert str(error.value) == DOUBLE_BACKWARD
     with pytest.raises(RuntimeError, match=DONATED):
         critic.penalty_grads(compiled, batch=16)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_fixed_shape_critic_after_an_ordinary_backward_donates(backend):
+    critic = Critic()
+    compiled = torch.compile(critic.model, backend=backend, dynamic=False)
+    points = critic.real.clone().requires_grad_()  # requires grad, as x_hat does
+    torch.autograd.grad(compiled(points).sum(), points)  # an ordinary backward first
+    with pytest.raises(RuntimeError, match=DONATED):
+        critic.penalty_grads(compiled)
 
 
 class Softplus(torch.autograd.Function):

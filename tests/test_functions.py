@@ -283,6 +283,7 @@ TABLE = {
     ("16_function_errors", "MulSavesOne"): (DEMO, None, None),  # backward unpacks two
     ("16_function_errors", "NewPowerKeepsCtx"): (DEMO, None, None),  # forward keeps ctx
     ("16_function_errors", "PowerCloned"): (DOUBLE, apply("PowerCloned", 1), UNARY),
+    ("16_function_errors", "Passed"): (DOUBLE, apply("Passed"), UNARY),  # returns x itself
     ("16_function_errors", "DoubleInPlace"): (DOUBLE, apply("DoubleInPlace", clone=True), UNARY),
     ("16_function_errors", "DoubleInPlaceVmap"): (
         DOUBLE,
