@@ -4,8 +4,11 @@ A Chinese reader should read no English prose, and code blocks carry some
 (``# the mistake: untracked values kept on ctx``, a docstring), while the
 code must stay exactly the code that ran. So each Python code block becomes
 an ``addnodes.translatable``, Sphinx's own interface for nodes with messages:
-its messages are its comments and one-line docstrings, and a translated build
-replaces each one's text, and only that, where it stands. A comment whose
+its messages are its comments and docstrings, and a translated build replaces
+each one's text, and only that, where it stands. A docstring of several lines
+is one message, its lines without their indentation (as ``inspect.cleandoc``
+gives them); its translation keeps the translator's line breaks and takes the
+docstring's indentation back. A comment whose
 English changes is a new message, so a stale translation never shows.
 
 Comments for tools (``noqa``, ``fmt:``, ``type:``) are not messages, nor are
@@ -21,6 +24,7 @@ tools/catalogs.py use it too.
 from __future__ import annotations
 
 import ast
+import inspect
 import io
 import itertools
 import re
@@ -40,17 +44,32 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 @dataclass(frozen=True)
 class Span:
     """A translatable text: its offsets in the code, and for a docstring the
-    quote character that closes it."""
+    quotes that close it and, when it has several lines, their
+    indentation."""
 
     start: int
     end: int
     text: str
     quote: str = ""
+    indent: str | None = None
+
+    def render(self, new: str, old: str) -> str | None:
+        """*new* written where *old* (the code's text of this span) stands,
+        or None if it would break the code."""
+        if self.quote and (self.quote in new or new.endswith((self.quote[0], "\\"))):
+            return None
+        if self.indent is None:
+            return None if "\n" in new else new
+        lines = new.split("\n")
+        body = "\n".join([lines[0], *(self.indent + line if line else "" for line in lines[1:])])
+        lead = old[: len(old) - len(old.lstrip())]
+        trail = old[len(old.rstrip()) :]
+        return lead + body + trail
 
 
 def spans(code: str) -> list[Span]:
-    """The comments (text after ``#``) and one-line docstrings of *code*; none
-    if it does not tokenize or parse as Python."""
+    """The comments (text after ``#``) and docstrings of *code*; none if it
+    does not tokenize or parse as Python."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
         tree = ast.parse(code)
@@ -73,16 +92,19 @@ def spans(code: str) -> list[Span]:
         if not isinstance(node, ast.FunctionDef | ast.ClassDef | ast.Module):
             continue
         first = node.body[0] if node.body else None
-        # Only a one-line docstring: its translation replaces it in place.
-        if ast.get_docstring(node, clean=False) is None or first.lineno != first.end_lineno:
+        if ast.get_docstring(node, clean=False) is None:
             continue
         begin = offset(first.lineno, first.col_offset, in_bytes=True)
         literal = code[begin : offset(first.end_lineno, first.end_col_offset, in_bytes=True)]
         quote = '"""' if literal.endswith('"""') else literal[-1]
         inner = literal.index(quote) + len(quote)
         text = literal[inner : len(literal) - len(quote)]
-        if text.strip():
-            found.append(Span(begin + inner, begin + inner + len(text), text, quote[0]))
+        start, end = begin + inner, begin + inner + len(text)
+        if first.lineno != first.end_lineno and text.strip():
+            indent = re.match(r"[ \t]*", lines[first.lineno - 1]).group()
+            found.append(Span(start, end, inspect.cleandoc(text), quote, indent))
+        elif text.strip():
+            found.append(Span(start, end, text, quote))
     return sorted(found, key=lambda span: span.start)
 
 
@@ -93,14 +115,15 @@ def messages(code: str) -> list[str]:
 
 def translate(code: str, lookup) -> str:
     """*code* with each comment and docstring replaced by ``lookup(text)``
-    (the text itself when it has no translation). A translation on two lines,
-    or one that would close a docstring's quotes, leaves the English."""
+    (the text itself when it has no translation). A translation on two lines
+    of a comment or a one-line docstring, or one that would close a
+    docstring's quotes, leaves the English."""
     out, last = [], 0
     for span in spans(code):
+        old = code[span.start : span.end]
         new = lookup(span.text)
-        if "\n" in new or (span.quote and (span.quote in new or new.endswith("\\"))):
-            new = span.text
-        out += [code[last : span.start], new]
+        new = old if new == span.text else span.render(new, old)
+        out += [code[last : span.start], old if new is None else new]
         last = span.end
     return "".join(out) + code[last:]
 
