@@ -226,8 +226,8 @@ assert torch.equal(grad_x, torch.full_like(x, 2.0))
 # ---------------------------------------------------
 #
 # The incoming gradient is not ``backward``'s own copy: an addition of two
-# tensors of the same shape hands the same gradient tensor to both operands,
-# and a tensor passed as
+# tensors of the same shape and dtype can hand the very same gradient tensor
+# to both operands, and a tensor passed as
 # ``grad_outputs`` goes straight in. ``TwiceInPlace`` computes :math:`2x` and
 # doubles the gradient with ``mul_``. In :math:`3x + 2x`, whose derivative is
 # :math:`5`, the engine runs it before the branch :math:`3x`, which then reads
@@ -698,11 +698,9 @@ check(lambda t: SinCos.apply(t, False), double_input(3))
 # A ``backward`` that autograd cannot differentiate, such as one that runs
 # NumPy, should say so by decorating it with
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-# (from ``torch.autograd.function``). When a backward pass records a graph
-# (``create_graph=True``) and an incoming gradient requires grad, the mark
-# leaves an error node, and a later backward pass that runs it
-# raises a clear error;
-# :ref:`lesson 05 <lesson-untracked-backward>` shows when that happens and
+# (from ``torch.autograd.function``). A second backward pass through it
+# then raises a clear error, though not always:
+# :ref:`lesson 05 <lesson-untracked-backward>` shows when it does and
 # when it does not, and :ref:`lesson 07 <lesson-custom-layer>` what the mark
 # breaks on a ``backward`` that autograd can differentiate.
 #
