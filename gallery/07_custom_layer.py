@@ -186,8 +186,12 @@ print(Linear(3, 2, bias=False))
 # %%
 # Both layers draw their parameters in the same order from the random
 # generator. So with the same seed, our layer starts exactly where
-# ``nn.Linear`` starts, and a first backward pass gives it the same
-# gradients, even with no input features or no output features.
+# ``nn.Linear`` starts, even with no input features or no output features.
+# At these small sizes, a first backward pass also gives it bit for bit the
+# same gradients. On larger layers they agree only up to float rounding:
+# ``nn.Linear`` adds the bias inside its one ``addmm``, ours after the
+# product, so the outputs, and the gradients computed from them, can differ
+# in the last bits.
 
 import warnings
 
@@ -343,8 +347,9 @@ assert first_line.startswith("Jacobian mismatch for output 0")
 #
 # Below, a small critic ends with our ``Linear`` layer, which still applies
 # the marked ``LinearFunction``. Its loss for one training step is its mean
-# score plus ten times a minimal penalty
-# (:ref:`lesson 10 <gradient-penalty>` trains with the full one), and
+# score plus ten times WGAN-GP's penalty, taken at the points themselves
+# rather than at points mixed from real and fake samples
+# (:ref:`lesson 10 <gradient-penalty>` trains the full critic loss), and
 # ``loss.backward()`` fills ``.grad`` of the last layer's weight. The same
 # critic ending with an ``nn.Linear`` of the same parameters is the
 # reference. With the mark, the penalty's gradient for that weight is
