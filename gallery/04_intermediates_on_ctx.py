@@ -529,8 +529,9 @@ def check_softplus(function):
             raise AssertionError("the output does not come from a custom Function")
         kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
-            message = f"ctx.{kept[0]} holds a tensor: keep no tensor on ctx"
-            raise AssertionError(f"{message} (lesson 03 shows two fixes)")
+            message = f"ctx.{kept[0]} holds a tensor: keep no tensor on ctx (an input or output:"
+            message += " save it with ctx.save_for_backward; an intermediate: lesson 03 shows"
+            raise AssertionError(f"{message} two fixes)")
         try:
             returned = backward_result(call, x)[1]
         except Exception:  # gradcheck reports it

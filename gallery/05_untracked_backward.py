@@ -408,8 +408,8 @@ def check_exp_numpy(function):
             raise AssertionError("the output does not come from a custom Function")
         kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
-            message = f"ctx.{kept[0]} holds a tensor"
-            raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+            message = f"ctx.{kept[0]} holds a tensor: save x or the returned output with"
+            raise AssertionError(f"{message} ctx.save_for_backward (not a tensor made in forward)")
         try:
             none = returned(call, x)[1] is None
         except Exception:  # gradcheck reports it
