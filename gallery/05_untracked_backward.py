@@ -159,8 +159,7 @@ penalty(CubeOnce.apply).backward(inputs=[x])
 print("2. allow_unused=True:", missing, "| .backward(inputs=[x]), x.grad:", x.grad)
 (partial,) = torch.autograd.grad(penalty(lambda t: CubeOnce.apply(t) + t**2), x)
 (full,) = torch.autograd.grad(penalty(lambda t: t**3 + t**2), x)
-# CubeNumpy's backward leaves no graph: the penalty without any term through it, neither
-# its own derivative 6x * g nor the path through the incoming gradient g
+# CubeNumpy's backward leaves no graph: it loses 6x * g and the path through the incoming g
 (held,) = torch.autograd.grad(penalty(lambda t: CubeNumpy.apply(t) + t**2), x)
 print("2. with x**2 added:", partial.round(decimals=4), "expected:", full.round(decimals=4))
 print("3. h''(x):", second_derivative(CubeOnce.apply, x))
