@@ -102,6 +102,8 @@ assert not ctx.exp_pos.requires_grad and grad_x.grad_fn is None
 assert "does not require grad and does not have a grad_fn" in error
 
 # %%
+# .. _ctx-mistake-in-real-code:
+#
 # In real code: a silently wrong second derivative
 # ------------------------------------------------
 #
@@ -229,10 +231,11 @@ make_dot((grad_x, x, out), params={"x": x, "grad_out": grad_out, "grad_x": grad_
 # save_for_backward does not fix it
 # ---------------------------------
 #
-# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` links a
-# tensor to autograd only if it is an input, which autograd already tracks,
-# or an output, which gets this Function's node. Saving the exponentials
-# without returning them fails the same way.
+# ``forward`` runs with grad mode off, so a tensor it computes is linked to
+# autograd only if it is returned as an output
+# (:ref:`lesson 03 <lesson-saving-intermediates>`):
+# :meth:`~torch.autograd.function.FunctionCtx.save_for_backward` does not link
+# it. The saved exponentials fail the same way.
 
 
 class SinhSavedIntermediates(torch.autograd.Function):
@@ -358,9 +361,8 @@ assert passes == {"SinhSavedIntermediates": False, "ReluSavedMask": True, "MaxSa
 # * :func:`~torch.autograd.gradcheck` passes and nothing warns; only
 #   :func:`~torch.autograd.gradgradcheck` fails.
 # * Only variables that the Function's input depends on miss terms in a
-#   second pass: silently if anything else in the loss reaches them.
-#   Otherwise :func:`torch.autograd.grad` raises; so does ``.backward()``,
-#   unless the loss has another graph: then ``.grad`` stays ``None``.
+#   second pass: silently if anything else in the loss reaches them,
+#   otherwise with an error or a ``.grad`` left at ``None``.
 # * The fix is :ref:`pattern 3 <lesson-saving-intermediates>`: return them as
 #   outputs, or compute them again in ``backward``. Only an intermediate whose
 #   derivative is zero, such as a mask or indices, is safe to save as it is.
@@ -529,8 +531,9 @@ def check_softplus(function):
             raise AssertionError("the output does not come from a custom Function")
         kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
-            message = f"ctx.{kept[0]} holds a tensor: keep no tensor on ctx"
-            raise AssertionError(f"{message} (lesson 03 shows two fixes)")
+            message = f"ctx.{kept[0]} holds a tensor: keep no tensor on ctx (an input or output:"
+            message += " save it with ctx.save_for_backward; an intermediate: lesson 03 shows"
+            raise AssertionError(f"{message} two fixes)")
         try:
             returned = backward_result(call, x)[1]
         except Exception:  # gradcheck reports it

@@ -135,11 +135,10 @@ def penalty(cube):
 # 2. With explicit inputs (:func:`torch.autograd.grad`, or
 #    ``.backward(inputs=...)``), autograd runs only the nodes on paths to
 #    them. The error node hangs off those aliases, not off ``x``, so it
-#    never runs. If nothing else leads to ``x``,
-#    :func:`torch.autograd.grad` raises a generic error (or returns ``None``
-#    with ``allow_unused=True``), and ``.backward(inputs=...)`` leaves
-#    ``x.grad`` at ``None``. If another term leads to ``x``, the result
-#    silently lacks the marked Function's part.
+#    never runs: an error, ``None`` or a silently wrong result, as in
+#    :ref:`lesson 04 <ctx-mistake-in-real-code>`. Unlike lesson 04's
+#    constants, an untracked ``backward`` also loses the path through the
+#    incoming gradient.
 # 3. With an incoming gradient that does not require grad (the ones from
 #    ``sum``), there is no error node at all: :math:`h''` is silently wrong
 #    again.
@@ -160,7 +159,7 @@ penalty(CubeOnce.apply).backward(inputs=[x])
 print("2. allow_unused=True:", missing, "| .backward(inputs=[x]), x.grad:", x.grad)
 (partial,) = torch.autograd.grad(penalty(lambda t: CubeOnce.apply(t) + t**2), x)
 (full,) = torch.autograd.grad(penalty(lambda t: t**3 + t**2), x)
-# CubeNumpy's backward leaves no graph: the penalty without the cube's second-order part
+# CubeNumpy's backward leaves no graph: it loses 6x * g and the path through the incoming g
 (held,) = torch.autograd.grad(penalty(lambda t: CubeNumpy.apply(t) + t**2), x)
 print("2. with x**2 added:", partial.round(decimals=4), "expected:", full.round(decimals=4))
 print("3. h''(x):", second_derivative(CubeOnce.apply, x))
@@ -169,6 +168,21 @@ assert "marked with @once_differentiable" in once_error
 assert "appears to not have been used in the graph" in unused_error
 assert missing is None and x.grad is None
 assert torch.allclose(partial, held) and not torch.allclose(partial, full)
+# sphinx_gallery_start_ignore
+# Hidden on the page: the comment on held. With b = 3x^2 g, the cube's backward, held
+# equals the penalty with b detached, and not the one that keeps b's path through g.
+
+
+def penalty_of(b):
+    g = 1 - torch.tanh(x**3 + x**2) ** 2  # the incoming gradient
+    return (b(g) + 2 * x * g).pow(2).sum()
+
+
+(no_path,) = torch.autograd.grad(penalty_of(lambda g: (3 * x**2 * g).detach()), x)
+(path_g,) = torch.autograd.grad(penalty_of(lambda g: 3 * x.detach() ** 2 * g), x)
+assert torch.allclose(full, torch.autograd.grad(penalty_of(lambda g: 3 * x**2 * g), x)[0])
+assert torch.allclose(held, no_path) and not torch.allclose(held, path_g)
+# sphinx_gallery_end_ignore
 assert torch.equal(second_derivative(CubeOnce.apply, x), torch.full_like(x, 2.0))
 
 # %%
@@ -408,8 +422,8 @@ def check_exp_numpy(function):
             raise AssertionError("the output does not come from a custom Function")
         kept = [name for name, value in vars(out.grad_fn).items() if holds_tensor(value)]
         if kept:
-            message = f"ctx.{kept[0]} holds a tensor"
-            raise AssertionError(f"{message}: save it with ctx.save_for_backward")
+            message = f"ctx.{kept[0]} holds a tensor: save x or the returned output with"
+            raise AssertionError(f"{message} ctx.save_for_backward (not a tensor made in forward)")
         try:
             none = returned(call, x)[1] is None
         except Exception:  # gradcheck reports it
