@@ -247,7 +247,7 @@ for name, (f, backend, what, check) in cases.items():
         assert str(error) == expected
         outcome = "RuntimeError"
     raised.append(outcome == "RuntimeError")
-    print(f"{name:38} saves {what:12} requires grad: {requires[-1]!s:5} leads to x: {tracked!s:5}")
+    print(f"{name:38} saves {what:14} requires grad: {requires[-1]!s:5} leads to x: {tracked!s:5}")
     print(f"    {outcome}")
     assert raised[-1] == tracked
 assert raised == [True, False, True, False, False]
