@@ -139,8 +139,9 @@ saved_by_critic = compiled(x_hat).grad_fn.saved_tensors  # for the next section
 # weight of the compiled part, saved as it is, and an incoming gradient that
 # depends on such a tensor. An intermediate result that the compiled part saves has
 # no ``grad_fn``: computed from the input, it still leads nowhere.
-# ``.backward()`` runs every node it can reach, so it reaches the node through
-# any of them that requires grad. The critic saves its input
+# ``.backward()`` without ``inputs=`` runs every node it can reach, so it
+# reaches the node through any of them that requires grad; with ``inputs=``,
+# it prunes the pass as :func:`torch.autograd.grad` does. The critic saves its input
 # :math:`\hat x` and its two weights as they are, and its penalty is
 # differentiated with respect to the weights, so both passes raised. When none
 # requires grad, AOTAutograd adds an empty leaf tensor of its own that requires
@@ -271,7 +272,8 @@ assert detach(torch.exp(x)).requires_grad and not torch.exp(x).detach().requires
 # ``grad_fn`` leads only to AOTAutograd's empty leaf. The second pass finds no
 # path to ``x``: :func:`torch.autograd.grad` says so with a generic message,
 # and ``allow_unused=True`` turns that into ``None``, silently.
-# ``.backward()``, which runs every node it can reach, raises. An incoming
+# ``.backward()`` raises; ``.backward(inputs=[x])`` passes the node by and
+# leaves ``x.grad`` ``None``, silently. An incoming
 # gradient that depends on ``x``, as in :math:`\tanh(2\tanh(xW))`, leads to the
 # node too.
 
@@ -287,11 +289,20 @@ leaves = [n.variable for n, _ in node.next_functions if n is not None]
 print(f"{type(node).__name__} leads to leaves of shapes {[tuple(t.shape) for t in leaves]}")
 assert [t.shape for t in leaves] == [(0,)] and all(t.requires_grad for t in leaves)
 
+
+
+def backward_to_x():
+    x.grad = None
+    tanh_grad().sum().backward(inputs=[x])
+    return x.grad
+
+
 outcomes = []
 for second_pass in (
     lambda: torch.autograd.grad(tanh_grad().sum(), x),
     lambda: torch.autograd.grad(tanh_grad().sum(), x, allow_unused=True),
     lambda: tanh_grad().sum().backward(),
+    backward_to_x,
     lambda: torch.autograd.grad(
         torch.autograd.grad(torch.tanh(compiled_tanh(x)).sum(), x, create_graph=True)[0].sum(), x
     ),
@@ -303,7 +314,7 @@ for second_pass in (
     print(outcomes[-1])
 assert "appears to not have been used in the graph" in outcomes[0]
 assert outcomes[1] == (None,)
-assert outcomes[2] == outcomes[3] == expected
+assert outcomes[2] == outcomes[4] == expected and outcomes[3] is None
 
 # %%
 # After an ordinary backward, or with dynamic shapes: another error
