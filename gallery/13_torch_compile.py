@@ -21,8 +21,9 @@ with ``backend="aot_eager_decomp_partition"``, which uses the same
 decompositions and partitioner but neither inductor's graph rewrites nor its
 code generation, so it runs on a CPU in a moment. This site's tests run the
 examples that the lesson compiles that way again, with their own random
-values, with ``inductor`` too, and get the same results (for ``inductor``
-they turn off a cache on disk that a section below describes). Where plain
+values, with ``inductor`` too, and get the same results (in a cache folder of
+their own, with AOTAutograd's cache, described below, off); they also check
+what the page says of ``inductor`` alone. Where plain
 ``backend="aot_eager"``, which has the same partitioner but not inductor's
 decompositions, gives a different outcome, the lesson shows it too; what it
 saves can differ even where the outcome does not. The split is where double
@@ -126,6 +127,8 @@ x_hat = (mix * real + (1 - mix) * fake).requires_grad_()
 saved_by_critic = compiled(x_hat).grad_fn.saved_tensors  # for the next section
 
 # %%
+# .. _compile-error-node:
+#
 # Where the error node hangs
 # --------------------------
 #
@@ -137,11 +140,12 @@ saved_by_critic = compiled(x_hat).grad_fn.saved_tensors  # for the next section
 # those of them that are a tensor it differentiates with respect to, or lead to
 # one through their chain of ``grad_fn``. Such are an input, an output or a
 # weight of the compiled part, saved as it is, and an incoming gradient that
-# depends on such a tensor. An intermediate result that the compiled part saves has
-# no ``grad_fn``: computed from the input, it still leads nowhere.
-# ``.backward()`` runs every node it can reach, so it reaches the node through
-# any of them that requires grad. The critic saves its input
-# :math:`\hat x` and its two weights as they are, and its penalty is
+# depends on such a tensor. An intermediate result that the compiled part saves
+# has no ``grad_fn``: computed from the input, it still leads nowhere.
+# ``.backward()`` without ``inputs=`` runs every node it can reach, so it
+# reaches the node through any of them that requires grad; with ``inputs=``, it
+# prunes the pass as :func:`torch.autograd.grad` does. The critic saves its
+# input :math:`\hat x` and its two weights as they are, and its penalty is
 # differentiated with respect to the weights, so both passes raised. When none
 # requires grad, AOTAutograd adds an empty leaf tensor of its own that requires
 # grad, so that the first gradient still has a ``grad_fn``. No path leads from
@@ -247,7 +251,7 @@ for name, (f, backend, what, check) in cases.items():
         assert str(error) == expected
         outcome = "RuntimeError"
     raised.append(outcome == "RuntimeError")
-    print(f"{name:38} saves {what:12} requires grad: {requires[-1]!s:5} leads to x: {tracked!s:5}")
+    print(f"{name:38} saves {what:14} requires grad: {requires[-1]!s:5} leads to x: {tracked!s:5}")
     print(f"    {outcome}")
     assert raised[-1] == tracked
 assert raised == [True, False, True, False, False]
@@ -271,7 +275,8 @@ assert detach(torch.exp(x)).requires_grad and not torch.exp(x).detach().requires
 # ``grad_fn`` leads only to AOTAutograd's empty leaf. The second pass finds no
 # path to ``x``: :func:`torch.autograd.grad` says so with a generic message,
 # and ``allow_unused=True`` turns that into ``None``, silently.
-# ``.backward()``, which runs every node it can reach, raises. An incoming
+# ``.backward()`` raises; ``.backward(inputs=[x])`` passes the node by and
+# leaves ``x.grad`` ``None``, silently. An incoming
 # gradient that depends on ``x``, as in :math:`\tanh(2\tanh(xW))`, leads to the
 # node too.
 
@@ -287,11 +292,19 @@ leaves = [n.variable for n, _ in node.next_functions if n is not None]
 print(f"{type(node).__name__} leads to leaves of shapes {[tuple(t.shape) for t in leaves]}")
 assert [t.shape for t in leaves] == [(0,)] and all(t.requires_grad for t in leaves)
 
+
+def backward_to_x():
+    x.grad = None
+    tanh_grad().sum().backward(inputs=[x])
+    return x.grad
+
+
 outcomes = []
 for second_pass in (
     lambda: torch.autograd.grad(tanh_grad().sum(), x),
     lambda: torch.autograd.grad(tanh_grad().sum(), x, allow_unused=True),
     lambda: tanh_grad().sum().backward(),
+    backward_to_x,
     lambda: torch.autograd.grad(
         torch.autograd.grad(torch.tanh(compiled_tanh(x)).sum(), x, create_graph=True)[0].sum(), x
     ),
@@ -303,9 +316,11 @@ for second_pass in (
     print(outcomes[-1])
 assert "appears to not have been used in the graph" in outcomes[0]
 assert outcomes[1] == (None,)
-assert outcomes[2] == outcomes[3] == expected
+assert outcomes[2] == outcomes[4] == expected and outcomes[3] is None
 
 # %%
+# .. _compile-donated-buffers:
+#
 # After an ordinary backward, or with dynamic shapes: another error
 # -----------------------------------------------------------------
 #
@@ -321,6 +336,29 @@ assert outcomes[2] == outcomes[3] == expected
 # donated, as in the sections above. A new function is compiled for each case
 # below, since Dynamo would reuse what it compiled for ``two_tanh``.
 #
+# .. _compile-caches:
+#
+# ``inductor`` keeps what it compiles in two caches on disk, in the folder
+# ``TORCHINDUCTOR_CACHE_DIR`` names (by default one per user in the system's
+# temporary folder), and reuses them for the same graph, after
+# ``torch._dynamo.reset()`` and in later processes too. AOTAutograd's cache
+# keeps the compiled forward and backward, so the backward that first
+# compiled a graph into it decides, in this process or an earlier one: after
+# a training step has filled it, even a first backward that keeps the graph
+# raises, and after a backward that kept the graph has filled it, a later
+# ordinary backward donates nothing. ``TORCHINDUCTOR_AUTOGRAD_CACHE=0`` in the
+# environment turns it off (in Python,
+# ``torch._functorch.config.enable_autograd_cache = False``), and then
+# ``inductor``'s errors are those this page shows. The FX graph cache keeps
+# the code ``inductor`` generates for each graph, a backward's included, and
+# can still hand back one that reuses donated memory (see below);
+# ``TORCHINDUCTOR_FX_GRAPH_CACHE=0`` turns it off
+# (``torch._inductor.config.fx_graph_cache = False``). The backends this page
+# compiles with keep nothing on disk, and Dynamo keeps something only with a
+# job id set (see dynamic shapes below), so without one nothing an earlier run
+# left behind changes what the page shows: the assert before the summary
+# checks that none of its compiles looked in AOTAutograd's cache.
+#
 # What counts is ``torch._functorch.config.donated_buffer`` when the later
 # backward runs: set to ``False`` around it, as the message says,
 # :math:`2\tanh(xW)` gives :math:`h'' = 2` again, from the same compiled
@@ -330,18 +368,15 @@ assert outcomes[2] == outcomes[3] == expected
 # flag off only at run time, it returned wrong gradients without an error
 # (measured off this page, where ``inductor`` would be slow to compile;
 # ``aot_eager_decomp_partition`` reuses no memory). Keep the flag off from
-# before the first call. Compiling again is not enough with ``inductor``: its
-# FX graph cache on disk keeps that backward, reuse included, and a compile
-# with the flag off gets it back, after ``torch._dynamo.reset()`` and in later
-# processes too (``TORCHINDUCTOR_FX_GRAPH_CACHE=0`` turns that cache off; this
-# site's tests check both cases after a reset). Set to ``False`` only while
-# compiling and during the ordinary backward, it does not prevent the error;
-# it widens it. Compiled with the flag off, AOTAutograd records no list of
-# donated buffers, and the check at the later backward takes that for a list
-# that is not empty: even
-# :math:`\sin x`, which saves only its input and so donates nothing, then
-# raises this message, where compiled with the flag on it meets the error
-# node.
+# before the first call. Compiling again is not enough with ``inductor`` while
+# its FX graph cache is on: that cache keeps the backward, reuse included, and
+# a compile with the flag off gets it back. Set to ``False`` only while
+# compiling and during the ordinary backward, it does not prevent the error; it
+# widens it. Compiled with the flag off, AOTAutograd records no list of donated
+# buffers, and the check at the later backward takes that for a list that is
+# not empty: even :math:`\sin x`, which saves only its input and so donates
+# nothing, then raises this message, where compiled with the flag on it meets
+# the error node.
 
 
 def two_tanh_a(t):
@@ -417,12 +452,12 @@ assert first_pass.startswith(DONATED)
 # that keeps the graph raises already. ``dynamic=True`` asks for dynamic shapes
 # from the first call. The default, ``dynamic=None``, compiles the first call
 # for fixed shapes and, when a size changes (a smaller last batch, say),
-# compiles again with that size symbolic (unless a job id,
-# ``TORCH_COMPILE_JOB_ID``, turns on Dynamo's profile-guided dynamic shapes,
-# which remember across calls and runs which sizes changed): the critic's penalty then meets
-# this error in place of the double-backward one. With fixed shapes, the
-# critic meets it too after an ordinary backward through the same graph (an
-# input that requires grad, as the penalty's does), run last below.
+# compiles again with that size symbolic: the critic's penalty then meets
+# this error in place of the double-backward one. With a job id,
+# ``TORCH_COMPILE_JOB_ID``, Dynamo remembers this on disk across runs, and a
+# later run compiles that size symbolic from its first call. With fixed
+# shapes, the critic meets it too after an ordinary backward through the same
+# graph (an input that requires grad, as the penalty's does), run last below.
 
 dynamic_first = second_or_error(torch.compile(two_tanh_c, backend=BACKEND, dynamic=True))
 print("2 tanh(xW), dynamic=True:", clause(dynamic_first))
@@ -452,24 +487,6 @@ print(
     "the critic's penalty, fixed shapes, after an ordinary backward:", clause(after_training_step)
 )
 assert after_training_step.startswith(DONATED)
-
-# %%
-# ``aot_eager_decomp_partition`` and ``inductor`` both do all this, as this
-# site's tests check with ``inductor`` too. ``inductor`` also keeps what it
-# compiles, backward included, in a cache on disk (AOTAutograd's cache, in the
-# folder ``TORCHINDUCTOR_CACHE_DIR`` names, by default one per user in the
-# system's temporary folder), and reuses it for the same graph, after
-# ``torch._dynamo.reset()`` and in later processes too. With ``inductor``, the
-# backward that first compiled a graph into that cache decides, in this process
-# or an earlier one: after a training step has filled it, even a first backward
-# that keeps the graph raises, and after a backward that kept the graph has
-# filled it, a later ordinary backward donates nothing.
-# ``TORCHINDUCTOR_AUTOGRAD_CACHE=0`` in the environment turns that cache off
-# (in Python, ``torch._functorch.config.enable_autograd_cache = False``), and
-# then ``inductor`` does what this page shows. The backends this page compiles
-# with keep nothing on disk (Dynamo does, with a job id set), so nothing an
-# earlier run left behind changes what it shows: the assert before the summary checks that none of its compiles
-# looked in that cache.
 
 # %%
 # What works: compile what is differentiated once
@@ -628,33 +645,28 @@ assert cache_lookups() == lookups_before  # no compile of this page used the dis
 #
 # * A backward compiled by AOTAutograd (the default ``inductor``,
 #   ``aot_eager_decomp_partition``, ``aot_eager``, and any backend built on
-#   AOTAutograd) cannot be differentiated. A second pass raises when it
-#   reaches the error node, which hangs off what the compiled backward takes:
-#   inputs, outputs, or weights of the compiled part that its forward saved
-#   as they are, and incoming gradients. Which tensors are saved depends on
-#   the decompositions and the partitioner. :func:`torch.autograd.grad`
-#   reaches the node only when one of those tensors is a tensor it
-#   differentiates with respect to, or leads to one through its chain of
-#   ``grad_fn`` (an intermediate result the compiled part saved leads
-#   nowhere); otherwise it passes the node by, even when a saved weight
-#   requires grad: a wrong second derivative, a generic message, or ``None``
-#   under ``allow_unused=True``. ``.backward()`` still raises. This holds with
-#   fixed shapes when the first backward through the compiled function kept
-#   the graph. After an ordinary one, and with dynamic shapes even before one
-#   (``dynamic=True``, or the default once a size has changed), a compiled
-#   part with donated buffers can raise at every backward that keeps the
-#   graph, unless ``torch._functorch.config.donated_buffer`` is ``False`` when
-#   that backward runs (which only skips the check: keep it off from the
-#   first call, or ``inductor``'s backward may reuse memory it still needs,
-#   and with its FX graph cache on, since that cache first met the graph);
-#   a part compiled with the flag off raises there even with nothing to
-#   donate.
-#   AOTAutograd's backends, ``aot_eager`` too, do on :math:`2\tanh(xW)` and
-#   on the critic: with fixed shapes after an ordinary backward through the
-#   same graph, with dynamic shapes even before one.
-#   ``inductor`` keeps compiled backwards in a cache on disk, so there the
-#   backward that first compiled the graph, in an earlier process too,
-#   decides, unless that cache is off (``TORCHINDUCTOR_AUTOGRAD_CACHE=0``).
+#   AOTAutograd) cannot be differentiated. A second pass raises when it reaches
+#   the error node, which hangs off what the compiled backward takes; which
+#   tensors those are depends on the decompositions and the partitioner
+#   (:ref:`where the error node hangs <compile-error-node>`).
+#   :func:`torch.autograd.grad` and ``.backward(inputs=...)`` reach it only
+#   through a tensor that is, or leads to, one they differentiate with respect
+#   to; otherwise they pass it by, even when a saved weight requires grad: a
+#   wrong second derivative, a generic message, or ``None``. ``.backward()``
+#   without ``inputs=`` raises. This holds with fixed shapes when the first
+#   backward through the compiled function kept the graph.
+# * After an ordinary backward, and with dynamic shapes even before one, a
+#   backward that keeps the graph can raise the donated-buffer message
+#   instead, as :math:`2\tanh(xW)` and the critic do, with ``aot_eager`` too
+#   (:ref:`another error <compile-donated-buffers>`). Setting
+#   ``torch._functorch.config.donated_buffer = False`` only around that
+#   backward skips the check, but ``inductor``'s backward may still reuse the
+#   memory. Set it before the first call and keep it: a part compiled with the
+#   flag off, when the flag is on again at a later backward that keeps the
+#   graph, raises this message even with nothing to donate. With
+#   ``inductor``, a backward compiled earlier, in another process too, can
+#   come back from its :ref:`caches on disk <compile-caches>`, donated buffers
+#   and memory reuse included.
 # * A backend without AOTAutograd (``backend="eager"``, or one's own that
 #   returns Dynamo's graph as it is) gives right second derivatives through
 #   built-in operations. Through a custom Function whose ``backward`` Dynamo
