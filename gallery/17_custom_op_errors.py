@@ -636,9 +636,10 @@ assert "does not have vmap support" in message
 # ``backward`` on tensors they wrapped, which have no storage either, and so
 # does a :func:`torch.func.vjp` inside another transform. (A ``vjp`` at the
 # top level calls it on ordinary tensors, and works: below.) With plain
-# ``.numpy()``, all of these stop first at "Can't call numpy() on Tensor
-# that requires grad" (:ref:`lesson 15 <lesson-error-index>`), and its fix,
-# ``.detach().numpy()``, leads here (below). A ``vmap`` rule
+# ``.numpy()``, all of these, the top-level ``vjp`` too, stop first at
+# "Can't call numpy() on Tensor that requires grad" (:ref:`lesson 15
+# <lesson-error-index>`), and its fix, ``.detach().numpy()``, leads here
+# (below). A ``vmap`` rule
 # on that Function does not help there. **Fix:** pattern 4
 # (:ref:`lesson 05 <lesson-untracked-backward>`) written with
 # ``setup_context``: the NumPy code in the ``forward`` of a second Function,
@@ -748,7 +749,12 @@ assert message_of(RuntimeError, lambda: jacrev_numpy(point)) == message
 grad_of_vjp = torch.func.grad(vjp_sum(CubeNumpyBackward))
 assert message_of(RuntimeError, lambda: grad_of_vjp(point)) == message
 assert torch.allclose(vjp_sum(CubeNumpyBackward)(point), (3 * point**2).sum())  # at the top
-for plain_first in (func_grad(CubeNumpyBackwardPlain), vjp_sum(CubeNumpyBackwardPlain)):
+for plain_first in (
+    func_grad(CubeNumpyBackwardPlain),
+    torch.func.jacrev(CubeNumpyBackwardPlain.apply),
+    torch.func.grad(vjp_sum(CubeNumpyBackwardPlain)),
+    vjp_sum(CubeNumpyBackwardPlain),  # at the top too
+):
     assert "Can't call numpy() on Tensor that requires grad" in message_of(
         RuntimeError, lambda: plain_first(point)
     )
