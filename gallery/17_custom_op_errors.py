@@ -621,6 +621,8 @@ message = message_of(RuntimeError, lambda: torch.func.vmap(NewCube.apply)(x.deta
 assert "does not have vmap support" in message
 
 # %%
+# .. _error-index-no-storage:
+#
 # ``Cannot access data pointer of Tensor that doesn't have storage``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
