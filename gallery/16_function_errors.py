@@ -225,15 +225,17 @@ assert torch.allclose(torch.autograd.grad(NewCube.apply(x).sum(), x)[0], 3 * x**
 # ``missing a required argument: 'x'``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
-# The message names the last parameter of ``forward`` that has no default.
-# **Cause:** a Function has a ``setup_context``, and its ``forward`` still
-# takes ``ctx``: PyTorch then calls ``forward`` without ``ctx``, so the
-# inputs fill the parameters from ``ctx`` on, and that parameter is left
-# without one. It is the usual half-done move from ``forward(ctx, x)`` to
-# the split of :ref:`lesson 06 <lesson-extending-rules>`. If the call also
-# passes an optional argument, nothing is missing: no error is raised, and
-# ``forward`` runs with every input one place off (below, ``x`` is the
-# exponent 3, and the result is the number 9). **Fix:** drop ``ctx`` from
+# The message names the first parameter of ``forward`` left without a
+# value. **Cause:** ``apply`` of a Function with a ``setup_context`` got
+# fewer arguments than its ``forward`` takes, such as a forgotten ``n`` or
+# ``dim``. Another: its ``forward`` still takes ``ctx``: PyTorch then calls
+# ``forward`` without ``ctx``, so the inputs fill the parameters from
+# ``ctx`` on, and one is left without a value. It is the usual half-done
+# move from ``forward(ctx, x)`` to the split of :ref:`lesson 06
+# <lesson-extending-rules>`. If the call also passes an optional argument,
+# nothing is missing: no error is raised, and ``forward`` runs with every
+# input one place off (below, ``x`` is the exponent 3, and the result is the
+# number 9). **Fix:** pass what is missing; or drop ``ctx`` from
 # ``forward``, as ``NewCube`` does.
 
 
@@ -522,6 +524,8 @@ class PowerFixed(Power):
         return x.view_as(x) if n == 1 else x**n  # a view of x
 
 
+message = message_of(TypeError, lambda: Power.apply(x))  # wrong: n forgotten
+assert message == "missing a required argument: 'n'"  # the entry on that message
 message = message_of(RuntimeError, lambda: Power.apply(x, 1))
 assert message.startswith("An input that has been returned as-is as output is being saved")
 assert torch.equal(torch.autograd.grad(PowerFixed.apply(x, 1).sum(), x)[0], torch.ones_like(x))
@@ -722,10 +726,8 @@ assert torch.allclose(weight[1:], 1 - 0.1 * x[1:]) and weight[0] == 0
 # tensor that autograd may hand to other branches too: in
 # ``(CubeGradInPlace.apply(x) + b).mean()``, the gradient of ``b`` comes out
 # wrong, with no error (all below; :ref:`rule 3 of lesson 06
-# <lesson-extending-rules>` shows why). Under
-# :func:`~torch.autograd.gradgradcheck`, it meets the message of the entry
-# above. **Fix:** compute a new tensor, ``3 * x**2 * grad_out``, as ``Cube``
-# does.
+# <lesson-extending-rules>` shows why). **Fix:** compute a new tensor,
+# ``3 * x**2 * grad_out``, as ``Cube`` does.
 
 
 class CubeGradInPlace(Cube):
@@ -862,7 +864,12 @@ assert torch.equal(doubled, 2 * rows)
 # (``mul_``, ``+=``, an activation with ``inplace=True``) while autograd
 # recorded: an input required grad, and grad mode was on. Autograd's
 # handling of a changed view would override the Function's ``backward``, so
-# it refuses. **Fix:** clone the output before changing it; or return
+# it refuses. If the Function ran under ``torch.no_grad()`` on an input
+# that requires grad and returned a view such as ``x.view_as(x)`` (the
+# input itself is then no view), a change made later with grad mode on is
+# refused too, with a message that begins "A view was created in no_grad
+# mode".
+# **Fix:** clone the output before changing it; or return
 # ``x.clone()`` from ``forward``, as ``PowerCloned`` does; or make the
 # change out of place, ``y = y * 2`` (all below).
 
@@ -901,6 +908,12 @@ message = message_of(RuntimeError, lambda: double_in_place(Passed.apply(x)))
 assert message.startswith("Output 0 of Passed is a view and is being modified inplace.")
 message = message_of(RuntimeError, lambda: torch.relu_(PowerFixed.apply(x, 1)))
 assert "This view was created inside a custom Function" in message
+with torch.no_grad():
+    made_without_grad = PowerFixed.apply(x, 1)
+    assert Passed.apply(x)._base is None  # the input itself: no view
+message = message_of(RuntimeError, lambda: double_in_place(made_without_grad))
+assert message.startswith("A view was created in no_grad mode and is being modified inplace")
+assert torch.equal(double_in_place(made_without_grad.clone()), 2 * x)  # the fix
 twos = torch.full_like(x, 2.0)
 for fixed in (
     lambda: double_in_place(PowerFixed.apply(x, 1).clone()),  # cloned after
@@ -921,11 +934,10 @@ for fixed in (
 # ``check_forward_ad=True``, or :func:`torch.func.jvp`. ``jacfwd`` and
 # ``hessian`` meet it only in a Function written with ``setup_context`` that
 # has a vmap rule; without a vmap rule, they stop first at "does not have vmap
-# support" (:ref:`lesson 17 <lesson-error-index-ops>`), and with a ``forward``
-# that takes ``ctx``, at "it must override the setup_context staticmethod"
-# (below). All below. **Fix:** add a ``jvp``, as
-# ``CubeJvp`` does below (it saves ``x`` for both passes). That is enough for
-# ``torch.autograd.forward_ad`` and ``gradcheck``, not for :mod:`torch.func`,
+# support" (:ref:`lesson 17 <lesson-error-index-ops>`). All below. **Fix:**
+# add a ``jvp``, as ``CubeJvp`` does below (it saves ``x`` for both
+# passes). That is enough for ``torch.autograd.forward_ad`` and
+# ``gradcheck``, not for :mod:`torch.func`,
 # which says "it must override the setup_context staticmethod" to a
 # ``forward`` that takes ``ctx`` (below): there, write ``forward`` without
 # ``ctx`` and a ``setup_context`` that also calls ``save_for_forward``, with a

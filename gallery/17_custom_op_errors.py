@@ -35,6 +35,7 @@ built: paste one into the search box to land on its entry.
 # saves the inputs; and ``define``, which makes a function the custom
 # operator ``dbw_errors::<its name>``.
 
+import functools
 import re
 import traceback
 from pathlib import Path
@@ -620,6 +621,8 @@ message = message_of(RuntimeError, lambda: torch.func.vmap(NewCube.apply)(x.deta
 assert "does not have vmap support" in message
 
 # %%
+# .. _error-index-no-storage:
+#
 # ``Cannot access data pointer of Tensor that doesn't have storage``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 #
@@ -635,7 +638,11 @@ assert "does not have vmap support" in message
 # ``jacrev`` ran a Function whose ``backward`` uses NumPy; they call
 # ``backward`` on tensors they wrapped, which have no storage either, and so
 # does a :func:`torch.func.vjp` inside another transform. (A ``vjp`` at the
-# top level calls it on ordinary tensors, and works: below.) A ``vmap`` rule
+# top level calls it on ordinary tensors, and works: below.) With plain
+# ``.numpy()``, all of these, the top-level ``vjp`` too, stop first at
+# "Can't call numpy() on Tensor that requires grad" (:ref:`lesson 15
+# <lesson-error-index>`), and its fix, ``.detach().numpy()``, leads here
+# (below). A ``vmap`` rule
 # on that Function does not help there. **Fix:** pattern 4
 # (:ref:`lesson 05 <lesson-untracked-backward>`) written with
 # ``setup_context``: the NumPy code in the ``forward`` of a second Function,
@@ -673,6 +680,20 @@ class CubeNumpyBackward(NewCube):
         (x,) = ctx.saved_tensors
         grad_x = 3 * x.numpy(force=True) ** 2 * grad_out.numpy(force=True)
         return torch.as_tensor(grad_x, device=x.device)
+
+
+class CubeNumpyBackwardPlain(NewCube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return torch.as_tensor(3 * x.numpy() ** 2 * grad_out.numpy())  # wrong: no detach
+
+
+class CubeNumpyBackwardDetached(NewCube):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return torch.as_tensor(3 * x.detach().numpy() ** 2 * grad_out.detach().numpy())
 
 
 class CubeBackwardInNumpy(Function):
@@ -731,6 +752,16 @@ assert message_of(RuntimeError, lambda: jacrev_numpy(point)) == message
 grad_of_vjp = torch.func.grad(vjp_sum(CubeNumpyBackward))
 assert message_of(RuntimeError, lambda: grad_of_vjp(point)) == message
 assert torch.allclose(vjp_sum(CubeNumpyBackward)(point), (3 * point**2).sum())  # at the top
+for plain_first in (
+    func_grad(CubeNumpyBackwardPlain),
+    torch.func.jacrev(CubeNumpyBackwardPlain.apply),
+    torch.func.grad(vjp_sum(CubeNumpyBackwardPlain)),
+    vjp_sum(CubeNumpyBackwardPlain),  # at the top too
+):
+    plain_message = message_of(RuntimeError, functools.partial(plain_first, point))
+    assert "Can't call numpy() on Tensor that requires grad" in plain_message
+assert message_of(RuntimeError, lambda: func_grad(CubeNumpyBackwardDetached)(point)) == message
+assert torch.allclose(vjp_sum(CubeNumpyBackwardDetached)(point), (3 * point**2).sum())
 assert torch.allclose(func_grad(CubeNumpyBackwardFixed)(point), 3 * point**2)
 assert torch.allclose(torch.func.grad(vjp_sum(CubeNumpyBackwardFixed))(point), 6 * point)
 second = torch.func.grad(lambda t: func_grad(CubeNumpyBackwardFixed)(t).sum())(point)

@@ -304,6 +304,12 @@ TABLE = {
     ("17_custom_op_errors", "Dropout"): (DEMO, None, None),  # a new random mask at each call
     ("17_custom_op_errors", "NumpyCubeVmapOneReturn"): (DEMO, None, None),  # vmap refuses it
     ("17_custom_op_errors", "CubeNumpyBackward"): (FIRST_ONLY, apply("CubeNumpyBackward"), UNARY),
+    ("17_custom_op_errors", "CubeNumpyBackwardPlain"): (DEMO, None, None),  # .numpy() raises
+    ("17_custom_op_errors", "CubeNumpyBackwardDetached"): (
+        FIRST_ONLY,
+        apply("CubeNumpyBackwardDetached"),
+        UNARY,
+    ),
     ("17_custom_op_errors", "CubeBackwardInNumpy"): (DOUBLE, apply("CubeBackwardInNumpy"), PAIR),
     ("17_custom_op_errors", "CubeNumpyBackwardFixed"): (
         DOUBLE,
