@@ -114,9 +114,10 @@ print("path to x:", torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0])
 assert torch.autograd.grad(grad_x.sum(), x, allow_unused=True)[0] is None
 
 # %%
-# Other failures read differently. The error index lists the causes of each
-# message and their fixes: :ref:`"Jacobian mismatch" <error-index-mismatch>`
-# and :ref:`"Numerical gradient for function expected to be zero"
+# Other failures give other messages, or the same one for another reason.
+# The error index lists the causes of each message and their fixes:
+# :ref:`"Jacobian mismatch" <error-index-mismatch>` and
+# :ref:`"Numerical gradient for function expected to be zero"
 # <error-index-expected-zero>`. Three of them, shown here: the detach of
 # ``LogCoshDetached`` with a :math:`v` that does not require grad, which
 # reads "expected to be zero"; PyTorch's own ``torch.abs`` at its kink, with

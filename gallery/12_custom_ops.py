@@ -367,6 +367,64 @@ assert torch.equal(by_func, torch.zeros_like(by_func))
 assert torch.allclose(by_autograd, torch.diag(-torch.sin(point)))
 
 # %%
+# Zeros, because all of ``SinFunction``'s second derivative passes through
+# ``numpy_cos``. Only that operator's part is lost: with :math:`u^2` added to
+# the loss, the Hessian has 2 on its diagonal, plausible and wrong. A custom
+# operator in the ``jvp`` matters to ``jacrev`` of ``jacfwd``, which
+# differentiates the ``jvp`` in reverse mode: it refuses ``SinWithRules``.
+# ``SinTorchRules``, with ``torch.cos`` in both staticmethods, gets the right
+# second derivatives from ``hessian`` and from ``jacrev`` of ``jacfwd``. Not
+# from ``jacfwd`` of ``jacfwd``, which gives zeros: a bug of this PyTorch that
+# hits any Function with a ``jvp``, whatever the ``jvp`` calls
+# (`pytorch/pytorch#197867
+# <https://github.com/pytorch/pytorch/issues/197867>`__).
+
+
+class SinTorchRules(SinWithRules):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.cos(x)
+
+    @staticmethod
+    def jvp(ctx, x_tangent):
+        (x,) = ctx.saved_tensors
+        return x_tangent * torch.cos(x)
+
+
+def with_square(u):
+    return sin_with_rules_sum(u) + (u**2).sum()
+
+
+def sin_torch_rules_sum(u):
+    return SinTorchRules.apply(u).sum()
+
+
+def rev_fwd(function):
+    return torch.func.jacrev(torch.func.jacfwd(function))
+
+
+def fwd_fwd(function):
+    return torch.func.jacfwd(torch.func.jacfwd(function))
+
+
+by_func = torch.func.hessian(with_square)(point)
+by_autograd = torch.autograd.functional.hessian(with_square, point)
+print("with u**2, torch.func.hessian:", by_func.diagonal(), "| autograd:", by_autograd.diagonal())
+assert torch.equal(by_func, 2 * torch.eye(3, dtype=torch.float64))
+assert torch.allclose(by_autograd, torch.diag(2 - torch.sin(point)))
+by_rev_fwd = refusal(rev_fwd(sin_with_rules_sum), point)
+print("jacrev of jacfwd, SinWithRules: RuntimeError:", by_rev_fwd)
+assert by_rev_fwd.endswith("it must override the setup_context staticmethod")
+right = torch.diag(-torch.sin(point))
+assert torch.allclose(torch.func.hessian(sin_torch_rules_sum)(point), right)
+assert torch.allclose(rev_fwd(sin_torch_rules_sum)(point), right)
+by_fwd_fwd = fwd_fwd(sin_torch_rules_sum)(point)
+print("jacfwd of jacfwd, SinTorchRules:", by_fwd_fwd.diagonal())
+assert torch.equal(by_fwd_fwd, torch.zeros(3, 3, dtype=torch.float64))
+assert torch.allclose(fwd_fwd(lambda u: torch.sin(u).sum())(point), right)
+
+# %%
 # Testing an operator: opcheck
 # ----------------------------
 #
@@ -435,10 +493,11 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #        :ref:`lesson 13 <lesson-torch-compile>`
 #      - one opaque operator (needs :func:`~torch.library.register_fake`)
 #    * - :mod:`torch.func`
-#      - yes, with ``setup_context`` and a ``backward`` that calls no custom
-#        operator; ``vmap``, ``jacfwd`` and ``hessian`` also need a vmap rule,
-#        forward mode a ``jvp``
-#        (:ref:`lesson 09 <lesson-torch-func>`)
+#      - yes, with ``setup_context``, and a ``backward`` and a ``jvp`` that
+#        call no custom operator; ``vmap``, ``jacfwd`` and ``hessian`` also
+#        need a vmap rule, forward mode a ``jvp``
+#        (:ref:`lesson 09 <lesson-torch-func>`); but ``jacfwd`` of ``jacfwd``
+#        gives zeros (a PyTorch bug)
 #      - ``grad``, ``vjp``, ``jacrev`` and ``hessian`` refuse it; ``jvp`` and
 #        ``jacfwd`` silently give a zero tangent; ``vmap`` runs it, through a
 #        slow fallback unless ``register_vmap`` gives it a rule
@@ -573,8 +632,9 @@ assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, tor
 #   forward mode must differentiate is written as a Function, and so is code
 #   outside PyTorch that its ``backward`` calls (pattern 4): a second
 #   Function, not a custom operator. A custom operator in a Function's
-#   ``backward`` makes :func:`torch.func.hessian` give zeros, without an
-#   error.
+#   ``backward`` makes :func:`torch.func.hessian` silently drop that
+#   operator's part of the second derivative (for ``SinFunction``, all of it:
+#   zeros); one in its ``jvp`` makes ``jacrev`` of ``jacfwd`` refuse it.
 # * Test with :func:`~torch.autograd.gradcheck`,
 #   :func:`~torch.autograd.gradgradcheck` and :func:`~torch.library.opcheck`.
 #

@@ -199,6 +199,7 @@ TABLE = {
     ("12_custom_ops", "SinFunction"): (DOUBLE, apply("SinFunction"), UNARY),
     ("12_custom_ops", "SinWithRules"): (DOUBLE, apply("SinWithRules"), UNARY),
     ("12_custom_ops", "SinTorchCos"): (DOUBLE, apply("SinTorchCos"), UNARY),
+    ("12_custom_ops", "SinTorchRules"): (DOUBLE, apply("SinTorchRules"), UNARY),
     # Its backward calls an operator without an autograd kernel: a constant.
     ("12_custom_ops", "SinRawCos"): (FIRST_ONLY, apply("SinRawCos"), UNARY),
     # Its backward calls a CompositeImplicitAutograd kernel in NumPy: a constant, silently.
