@@ -199,9 +199,9 @@ assert torch.allclose(*tangents)
 # for the second pass. On this network it runs no further operation: the
 # trace finds the same operations, every one of them, not only the matrix
 # products that the FLOPs count. What it adds is the recording itself, a node
-# for each backward operation that uses a tensor requiring grad (time that no
-# counter here sees, and that matters most when tensors are small), and what
-# those nodes save. The sum of saved bytes cannot show one more cost: the
+# for each backward operation that is differentiable in a tensor requiring
+# grad (time that no counter here sees, and that matters most when tensors are
+# small), and what those nodes save. The sum of saved bytes cannot show one more cost: the
 # forward pass's saved tensors stay alive after the backward pass, because
 # ``retain_graph`` defaults to ``create_graph``
 # (:ref:`lesson 02 <lesson-saving-outputs>`); a plain backward frees them as
