@@ -26,9 +26,7 @@ hardware, and measure its peak memory. The counters:
   the operations it has a formula for: products of matrices and of batches of
   matrices (``mm``, ``addmm``, ``bmm``, ``baddbmm``), convolutions, and some
   attention kernels. It counts no ``dot`` or ``mv``, and not the fused kernel
-  of ``scaled_dot_product_attention`` on CPU. On this network it counts the
-  matrix products. It misses one product below: the dot ``g @ v`` of the
-  double-backward Hessian-vector product, :math:`2 \times 8448` FLOPs;
+  of ``scaled_dot_product_attention`` on CPU;
 * **memory**: the storage that autograd saves for a backward pass, seen by a
   saved-tensor hook (each storage once, a dual tensor's tangent with it),
   leaving out the storages that existed before the computation (the data, the
@@ -182,7 +180,7 @@ saved_tanh = measure(lambda: torch.autograd.grad(Tanh.apply(probe).sum(), probe)
 print(f"bytes seen: output saved {saved_tanh:,}, slope on ctx {on_ctx:,}")
 assert on_ctx == 0 and saved_tanh == probe.nbytes
 assert TanhOnCtx.apply(probe).grad_fn.slope.nbytes == probe.nbytes  # kept all the same
-# The same tanh in forward mode too.
+# In forward mode too, TanhOnCtx gives the same tangent as Tanh.
 # Forward mode first loads here: PyTorch's own deprecation note (lesson 08).
 with warnings.catch_warnings(), fwAD.dual_level():
     warnings.filterwarnings("ignore", message="`torch.jit.script` is (deprecated|not supported)")
@@ -201,14 +199,16 @@ assert torch.allclose(*tangents)
 # for the second pass. On this network it runs no further operation: the
 # trace finds the same operations, every one of them, not only the matrix
 # products that the FLOPs count. What it adds is the recording itself, a node
-# for each backward operation (time that no counter here sees, and that
-# matters most when tensors are small), and what those nodes save. The sum of
-# saved bytes cannot show one more cost. ``retain_graph`` defaults to the value of ``create_graph``, so the
-# forward pass's saved tensors stay alive after the backward pass; a plain
-# backward frees them as it goes. The second pass needs them here: the
-# recorded backward uses the forward pass's outputs (tanh's among them), so the
-# second pass goes back through the forward pass's nodes and reads what they
-# saved. With ``create_graph=True, retain_graph=False`` it fails.
+# for each backward operation that is differentiable in a tensor requiring
+# grad (time that no counter here sees, and that matters most when tensors are
+# small), and what those nodes save. The sum of saved bytes cannot show one more cost: the
+# forward pass's saved tensors stay alive after the backward pass, because
+# ``retain_graph`` defaults to ``create_graph``
+# (:ref:`lesson 02 <lesson-saving-outputs>`); a plain backward frees them as
+# it goes. The second pass needs them here: the recorded backward uses the
+# forward pass's outputs (tanh's among them), so the second pass goes back
+# through the forward pass's nodes and reads what they saved. With
+# ``create_graph=True, retain_graph=False`` it fails.
 
 
 def gradient():
@@ -287,7 +287,9 @@ assert "aten.silu_backward.default" in silu_traces[0] - silu_traces[1]
 # :mod:`torch.func`. ``grad``, ``grad_and_value``, ``vjp``, ``jacrev``,
 # ``hessian`` and any composition that includes one of them (``vmap`` of
 # ``grad``) refuse to run under saved-tensor hooks, and refuse hooks set
-# inside them. ``jvp``, ``vmap`` and ``jacfwd`` do run under them.
+# inside them. ``jvp``, ``vmap`` and ``jacfwd`` do run under them. What
+# usually sets such hooks, and the fixes, are in the entry for this message in
+# :ref:`lesson 17 <lesson-error-index-ops>`.
 
 
 def tanh_sum(t):
@@ -333,9 +335,11 @@ with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
 #   :ref:`lesson 08 <lesson-forward-mode>`;
 # * ``torch.autograd.functional.vhp``, which computes :math:`v^\top H`, the
 #   same vector for a symmetric Hessian;
-# * :func:`torch.autograd.functional.hvp`, which computes :math:`H v` with a
-#   further backward pass on top (PyTorch's documentation recommends ``vhp``
-#   when the Hessian is symmetric).
+# * :func:`torch.autograd.functional.hvp`, which computes :math:`H v` in
+#   three passes: the gradient; a backward of it on a vector of zeros,
+#   recorded; then a backward through that recording, taken with :math:`v`
+#   (PyTorch's documentation recommends ``vhp`` when the Hessian is
+#   symmetric).
 
 from torch.autograd.functional import hvp, vhp
 
@@ -370,12 +374,13 @@ for name, method in methods.items():
 # All four give the same vector. On this network, double backward and ``vhp``
 # count the same FLOPs of matrix products, about those of two gradients, and
 # save the same memory. The one product they do not share is double
-# backward's dot ``g @ v``, and the FLOP counter does not see it.
+# backward's dot ``g @ v`` (:math:`2 \times 8448` FLOPs), which the FLOP
+# counter does not see.
 
 assert 1.9 < flops["double backward"] / plain_flops < 2.1
 assert flops["functional.vhp"] == flops["double backward"]
 assert saved["functional.vhp"] == saved["double backward"]
-assert traces["double backward"].operations["aten.dot.default"] == 1
+assert traces["double backward"].operations["aten.dot.default"] == 1 and v.numel() == 8448
 assert "aten.dot.default" not in traces["functional.vhp"].operations
 with FlopCounterMode(display=False) as counter:
     v @ v
@@ -396,10 +401,12 @@ with_prims = [m for m, t in traces.items() if any(o.startswith("prims.") for o i
 assert with_prims == ["forward over reverse"]
 
 # %%
-# ``hvp`` pays for its extra backward pass in FLOPs and in memory. That pass
-# is a backward on a vector of zeros (PyTorch's double-backward trick, which
-# gets :math:`H v` from two vector-Jacobian products), so every matrix product
-# it adds has an all-zero operand.
+# ``hvp``'s middle pass is the extra one, and ``hvp`` pays for it in FLOPs
+# and in memory: without it, ``hvp`` counts the FLOPs of ``vhp`` and saves as
+# much. PyTorch's double-backward trick gets :math:`H v` from two
+# vector-Jacobian products, this pass and the last. This one is taken with a
+# vector of zeros, so every matrix product in it has an all-zero operand.
+# Below, it runs alone, as ``hvp`` runs it.
 
 zeros = traces["functional.hvp"].zero_products
 without_zeros = flops["functional.hvp"] - sum(zeros)
@@ -411,6 +418,19 @@ assert flops["functional.hvp"] > flops["functional.vhp"]
 assert saved["functional.hvp"] > saved["functional.vhp"]
 assert zeros and without_zeros == flops["double backward"]
 
+(jacobian,) = torch.autograd.grad(loss(leaf), leaf, create_graph=True)
+
+
+def middle_pass():
+    zero = torch.zeros_like(leaf, requires_grad=True)
+    torch.autograd.grad(jacobian, leaf, zero, create_graph=True)
+
+
+middle_flops, middle, middle_bytes = measure(middle_pass)
+assert middle_flops == flops["functional.hvp"] - flops["functional.vhp"]
+assert middle_bytes == saved["functional.hvp"] - saved["functional.vhp"]
+assert sum(middle.zero_products) == middle_flops  # every product, by zeros
+
 # %%
 # Forward over reverse counts more FLOPs, and all of the difference is work on
 # zeros. The data ``inputs`` has no tangent, but in eager mode the
@@ -418,8 +438,7 @@ assert zeros and without_zeros == flops["double backward"]
 # fills a missing tangent with zeros and multiplies them. Here that happens
 # twice: in ``inputs @ w1.T`` and in the gradient of ``w1``, which multiplies
 # by ``inputs``. Without those two products, forward over reverse counts
-# exactly the FLOPs counted for double backward (whose dot ``g @ v`` the
-# counter does not see).
+# exactly the FLOPs counted for double backward.
 
 zeros = traces["forward over reverse"].zero_products
 without_zeros = flops["forward over reverse"] - sum(zeros)
@@ -450,7 +469,7 @@ assert saved["forward over reverse"] > saved["double backward"]
 # * On this network, a Hessian-vector product by double backward or ``vhp``
 #   costs the matrix products of about two gradients. Forward over reverse
 #   and ``functional.hvp``, in eager mode, also multiply zeros, and save more:
-#   ``functional.hvp`` what its extra pass records, forward over reverse
+#   ``functional.hvp`` what its middle pass records, forward over reverse
 #   tangents and its tangent computations.
 # * Counters make this page the same on every build; for your own model,
 #   time it on your hardware and measure its peak memory. Know what each
