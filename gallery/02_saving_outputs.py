@@ -287,7 +287,8 @@ def check_sigmoid(function):
         if kept:
             message = f"ctx.{kept[0]} holds a tensor"
             raise AssertionError(f"{message}: save it with ctx.save_for_backward")
-        saves_output = any(t.grad_fn is out.grad_fn for t in out.grad_fn.saved_tensors)
+        saved = out.grad_fn.saved_tensors
+        saves_output = any(t is not None and t.grad_fn is out.grad_fn for t in saved)
         not_output = "" if saves_output else "; the tensor you saved is not the output you returned"
         fault = graph_fault(call, x, where)
         if fault:

@@ -581,6 +581,21 @@ class _ExpNumpySavingInput(torch.autograd.Function):
         return _ExpNumpyGradFromInput.apply(grad_out, x)
 
 
+class _SigmoidSavingNone(torch.autograd.Function):
+    """save_for_backward accepts None, e.g. for an input that needs no gradient."""
+
+    @staticmethod
+    def forward(ctx, x):
+        result = torch.sigmoid(x)
+        ctx.save_for_backward(None, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        _, result = ctx.saved_tensors
+        return grad_out * result * (1 - result)
+
+
 def _setup_context_form(solution, forward, setup_context):
     """``solution`` with forward(x) and setup_context(ctx, inputs, output) (lesson 06)."""
     methods = {"forward": staticmethod(forward), "setup_context": staticmethod(setup_context)}
@@ -625,6 +640,7 @@ RIGHT = {
         "the setup_context form": _setup_context_form(
             ns["Sigmoid"], lambda x: torch.sigmoid(x), _save(lambda inputs, output: [output])
         ),
+        "None saved beside the output (lesson 06)": _SigmoidSavingNone,
     },
     "XExp": lambda ns: {
         "the setup_context form": _setup_context_form(
