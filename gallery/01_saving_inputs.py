@@ -389,6 +389,8 @@ def check_log1p_square(function):
         fault = graph_fault(call, x, where)
         if fault:
             raise AssertionError(fault)
+        saved = [t for t in out.grad_fn.saved_tensors if t is not None]
+        constant = any(t.is_floating_point() and not t.requires_grad for t in saved)
         for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
             if test is gradgradcheck and changes_grad_out(call, x):
                 raise AssertionError("backward changes grad_out in place: compute a new tensor")
@@ -398,6 +400,9 @@ def check_log1p_square(function):
                 reason = str(err).splitlines()[0].rstrip(",")
                 if "with respect to input" in reason and order == "second":
                     reason += " (input 0 is x, the others are the incoming gradients)"
+                if order == "second" and constant:
+                    reason += "; a tensor you saved does not require grad: made in forward, it"
+                    reason += " is a constant to autograd (lesson 03)"
                 message = f"the {order} derivative fails {test.__name__} {where}: {reason}"
                 raise AssertionError(message) from None
 

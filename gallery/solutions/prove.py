@@ -180,7 +180,10 @@ def _log1p_square(ns):
 
     return {
         **_lost(s),
-        "1 + x**2 saved as an intermediate": (_variant(s, forward, backward), "second derivative"),
+        "1 + x**2 saved as an intermediate": (
+            _variant(s, forward, backward),
+            "made in forward, it is a constant to autograd",
+        ),
         "x saved detached": (
             _variant(s, forward=save_detached),
             "because a tensor you saved does not require grad",
