@@ -309,18 +309,26 @@ graph
 # the end.
 
 
+from collections.abc import Iterable, Iterator, Mapping
+
+
 def holds_tensor(value, seen=()):
     """Whether ``value`` is a tensor, or a container or object that holds one."""
     if torch.is_tensor(value):
         return True
-    if isinstance(value, dict):
-        items = value.values()
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        items = value
-    elif hasattr(value, "__dict__") and not isinstance(value, type):
-        items = vars(value).values()  # a SimpleNamespace, a dataclass, ...
-    else:
-        return False
+    if isinstance(value, (type, str, bytes, Iterator)):
+        return False  # a class, text, or an iterator that reading would use up
+    if isinstance(value, Mapping):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, Iterable):
+        try:
+            items = list(value)  # a list, a tuple, a set, a deque, ...
+        except TypeError:  # a 0-d NumPy array
+            return False
+    else:  # an object: its attributes, in __dict__ (a dataclass, ...) or __slots__
+        names = [getattr(c, "__slots__", ()) for c in type(value).__mro__]
+        names = [n for slots in names for n in ([slots] if isinstance(slots, str) else slots)]
+        items = [*getattr(value, "__dict__", {}).values(), *(getattr(value, n, None) for n in names)]
     seen = (*seen, id(value))  # an object that refers to itself
     return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 

@@ -208,17 +208,25 @@ graph
 # Kept in the download: the check's helpers, which lesson 01 shows.
 
 
+from collections.abc import Iterable, Iterator, Mapping
+
+
 def holds_tensor(value, seen=()):
     if torch.is_tensor(value):
         return True
-    if isinstance(value, dict):
-        items = value.values()
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        items = value
-    elif hasattr(value, "__dict__") and not isinstance(value, type):
-        items = vars(value).values()
-    else:
+    if isinstance(value, (type, str, bytes, Iterator)):
         return False
+    if isinstance(value, Mapping):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, Iterable):
+        try:
+            items = list(value)
+        except TypeError:
+            return False
+    else:
+        names = [getattr(c, "__slots__", ()) for c in type(value).__mro__]
+        names = [n for slots in names for n in ([slots] if isinstance(slots, str) else slots)]
+        items = [*getattr(value, "__dict__", {}).values(), *(getattr(value, n, None) for n in names)]
     seen = (*seen, id(value))
     return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 
