@@ -24,6 +24,7 @@ things of ``check``:
 Otherwise the build fails, naming the answer that the check got wrong.
 """
 
+import collections
 import runpy
 import types
 from pathlib import Path
@@ -162,6 +163,16 @@ def _lost(s):
     }
 
 
+def _in_deque(s):
+    """Lessons 01-03: a tensor kept on ctx in a container that is not a list, tuple or dict."""
+
+    def forward(ctx, x):
+        ctx.kept = collections.deque([x])
+        return s.forward(ctx, x)
+
+    return {"a tensor kept on ctx in a deque": (_variant(s, forward=forward), "ctx.kept")}
+
+
 def _log1p_square(ns):
     s = ns["Log1pSquare"]
 
@@ -180,6 +191,7 @@ def _log1p_square(ns):
 
     return {
         **_lost(s),
+        **_in_deque(s),
         "1 + x**2 saved as an intermediate": (
             _variant(s, forward, backward),
             "made in forward, it is a constant to autograd",
@@ -213,6 +225,7 @@ def _sigmoid(ns):
 
     return {
         **_lost(s),
+        **_in_deque(s),
         "the input saved instead of the output": (
             _variant(s, save_input, from_input),
             "save the output",
@@ -266,6 +279,7 @@ def _x_exp(ns):
 
     return {
         **_lost(s),
+        **_in_deque(s),
         "exp(x) computed again in backward instead of saved": (
             _variant(s, save_input, recompute),
             "save exp(x)",
