@@ -98,6 +98,21 @@ g = torch.ones_like(x, requires_grad=True)
 (b,) = torch.autograd.grad(SinhSavedIntermediates.apply(x), x, g, create_graph=True)
 db_dx, db_dg = torch.autograd.grad(b.sum(), (x, g), allow_unused=True)
 assert db_dx is None and torch.allclose(db_dg, torch.cosh(x))
+# The summary's condition: computed with grad mode on, they are not constants.
+
+
+class SinhSavedTracked(SinhSavedIntermediates):
+    @staticmethod
+    def forward(ctx, x):
+        with torch.enable_grad():
+            exp_pos, exp_neg = torch.exp(x), torch.exp(-x)
+        ctx.save_for_backward(exp_pos, exp_neg)
+        return ((exp_pos - exp_neg) / 2).detach()
+
+
+(b,) = torch.autograd.grad(SinhSavedTracked.apply(x), x, g, create_graph=True)
+db_dx, db_dg = torch.autograd.grad(b.sum(), (x, g))
+assert torch.allclose(db_dx, torch.sinh(x)) and torch.allclose(db_dg, torch.cosh(x))
 # The formula, in float32 and in float64: 0 for sinh(1e-8) and sinh(1e-20),
 # inf for sinh(89) and sinh(710), where torch.sinh is finite and non-zero.
 for tiny, large in ((1e-8, 89.0), (1e-20, 710.0)):
@@ -277,9 +292,9 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # Summary
 # -------
 #
-# * Values computed inside ``forward`` and not returned are constants to
-#   autograd: the derivative of ``backward`` with respect to the input is
-#   then right only if theirs is zero.
+# * Values that ``forward`` computes with grad mode off (the default) and does
+#   not return are constants to autograd: the derivative of ``backward`` with
+#   respect to the input is then right only if theirs is zero.
 # * Return them as extra outputs and save those; ``backward`` must add the
 #   contribution of every output's gradient, even where a wrapper hides the
 #   output.
