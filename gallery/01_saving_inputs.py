@@ -328,7 +328,8 @@ def holds_tensor(value, seen=()):
     else:  # an object: its attributes, in __dict__ (a dataclass, ...) or __slots__
         names = [getattr(c, "__slots__", ()) for c in type(value).__mro__]
         names = [n for slots in names for n in ([slots] if isinstance(slots, str) else slots)]
-        items = [*getattr(value, "__dict__", {}).values(), *(getattr(value, n, None) for n in names)]
+        items = [getattr(value, n, None) for n in names]
+        items += getattr(value, "__dict__", {}).values()
     seen = (*seen, id(value))  # an object that refers to itself
     return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 

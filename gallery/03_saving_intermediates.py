@@ -339,7 +339,8 @@ def holds_tensor(value, seen=()):
     else:
         names = [getattr(c, "__slots__", ()) for c in type(value).__mro__]
         names = [n for slots in names for n in ([slots] if isinstance(slots, str) else slots)]
-        items = [*getattr(value, "__dict__", {}).values(), *(getattr(value, n, None) for n in names)]
+        items = [getattr(value, n, None) for n in names]
+        items += getattr(value, "__dict__", {}).values()
     seen = (*seen, id(value))
     return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 
