@@ -309,18 +309,27 @@ graph
 # the end.
 
 
+from collections.abc import Iterable, Iterator, Mapping
+
+
 def holds_tensor(value, seen=()):
     """Whether ``value`` is a tensor, or a container or object that holds one."""
     if torch.is_tensor(value):
         return True
-    if isinstance(value, dict):
-        items = value.values()
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        items = value
-    elif hasattr(value, "__dict__") and not isinstance(value, type):
-        items = vars(value).values()  # a SimpleNamespace, a dataclass, ...
-    else:
-        return False
+    if isinstance(value, (type, str, bytes, Iterator)):
+        return False  # a class, text, or an iterator that reading would use up
+    if isinstance(value, Mapping):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, Iterable):
+        try:
+            items = list(value)  # a list, a tuple, a set, a deque, ...
+        except TypeError:  # a 0-d NumPy array
+            return False
+    else:  # an object: its attributes, in __dict__ (a dataclass, ...) or __slots__
+        names = [getattr(c, "__slots__", ()) for c in type(value).__mro__]
+        names = [n for slots in names for n in ([slots] if isinstance(slots, str) else slots)]
+        items = [getattr(value, n, None) for n in names]
+        items += getattr(value, "__dict__", {}).values()
     seen = (*seen, id(value))  # an object that refers to itself
     return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 
@@ -389,6 +398,8 @@ def check_log1p_square(function):
         fault = graph_fault(call, x, where)
         if fault:
             raise AssertionError(fault)
+        saved = [t for t in out.grad_fn.saved_tensors if t is not None]
+        constant = any(t.is_floating_point() and not t.requires_grad for t in saved)
         for test, order in ((gradcheck, "first"), (gradgradcheck, "second")):
             if test is gradgradcheck and changes_grad_out(call, x):
                 raise AssertionError("backward changes grad_out in place: compute a new tensor")
@@ -398,6 +409,9 @@ def check_log1p_square(function):
                 reason = str(err).splitlines()[0].rstrip(",")
                 if "with respect to input" in reason and order == "second":
                     reason += " (input 0 is x, the others are the incoming gradients)"
+                if order == "second" and constant:
+                    reason += "; a tensor you saved does not require grad: made in forward, it"
+                    reason += " is a constant to autograd (lesson 03)"
                 message = f"the {order} derivative fails {test.__name__} {where}: {reason}"
                 raise AssertionError(message) from None
 

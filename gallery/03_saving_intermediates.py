@@ -98,6 +98,21 @@ g = torch.ones_like(x, requires_grad=True)
 (b,) = torch.autograd.grad(SinhSavedIntermediates.apply(x), x, g, create_graph=True)
 db_dx, db_dg = torch.autograd.grad(b.sum(), (x, g), allow_unused=True)
 assert db_dx is None and torch.allclose(db_dg, torch.cosh(x))
+# The summary's condition: computed with grad mode on, they are not constants.
+
+
+class SinhSavedTracked(SinhSavedIntermediates):
+    @staticmethod
+    def forward(ctx, x):
+        with torch.enable_grad():
+            exp_pos, exp_neg = torch.exp(x), torch.exp(-x)
+        ctx.save_for_backward(exp_pos, exp_neg)
+        return ((exp_pos - exp_neg) / 2).detach()
+
+
+(b,) = torch.autograd.grad(SinhSavedTracked.apply(x), x, g, create_graph=True)
+db_dx, db_dg = torch.autograd.grad(b.sum(), (x, g))
+assert torch.allclose(db_dx, torch.sinh(x)) and torch.allclose(db_dg, torch.cosh(x))
 # The formula, in float32 and in float64: 0 for sinh(1e-8) and sinh(1e-20),
 # inf for sinh(89) and sinh(710), where torch.sinh is finite and non-zero.
 for tiny, large in ((1e-8, 89.0), (1e-20, 710.0)):
@@ -277,9 +292,9 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # Summary
 # -------
 #
-# * Values computed inside ``forward`` and not returned are constants to
-#   autograd: the derivative of ``backward`` with respect to the input is
-#   then right only if theirs is zero.
+# * Values that ``forward`` computes with grad mode off (the default) and does
+#   not return are constants to autograd: the derivative of ``backward`` with
+#   respect to the input is then right only if theirs is zero.
 # * Return them as extra outputs and save those; ``backward`` must add the
 #   contribution of every output's gradient, even where a wrapper hides the
 #   output.
@@ -306,17 +321,26 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # Kept in the download: the check's helpers, which lesson 01 shows.
 
 
+from collections.abc import Iterable, Iterator, Mapping
+
+
 def holds_tensor(value, seen=()):
     if torch.is_tensor(value):
         return True
-    if isinstance(value, dict):
-        items = value.values()
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        items = value
-    elif hasattr(value, "__dict__") and not isinstance(value, type):
-        items = vars(value).values()
-    else:
+    if isinstance(value, (type, str, bytes, Iterator)):
         return False
+    if isinstance(value, Mapping):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, Iterable):
+        try:
+            items = list(value)
+        except TypeError:
+            return False
+    else:
+        names = [getattr(c, "__slots__", ()) for c in type(value).__mro__]
+        names = [n for slots in names for n in ([slots] if isinstance(slots, str) else slots)]
+        items = [getattr(value, n, None) for n in names]
+        items += getattr(value, "__dict__", {}).values()
     seen = (*seen, id(value))
     return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 

@@ -287,6 +287,49 @@ print("hessian, TanhGrad with a vmap rule but no jvp:", message)
 assert "flat_bdims must not be None" in message
 
 # %%
+# .. _func-once-differentiable:
+#
+# A marked backward: zeros, and no error
+# --------------------------------------
+#
+# :func:`~torch.autograd.function.once_differentiable` puts an error node on
+# what a ``backward`` returns (:ref:`lesson 05 <lesson-untracked-backward>`).
+# ``grad(grad(f))`` and ``jacrev(jacrev(f))`` never run it. They take what the
+# marked ``backward`` returns as a constant and drop every term of the second
+# derivative that passes through it, without an error. ``TanhMarked`` is
+# ``Tanh`` with its ``backward`` marked. Alone, it gives zeros. In
+# :math:`\tanh(\sin u)`, the term :math:`\tanh''(\sin u) \cos^2 u` passes
+# through the marked ``backward`` and is lost; only
+# :math:`-\tanh'(\sin u) \sin u` is left.
+
+from torch.autograd.function import once_differentiable
+
+
+class TanhMarked(Tanh):
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        (y,) = ctx.saved_tensors
+        return grad_out * (1 - y * y)
+
+
+def grad_grad(function, inner=lambda u: u):
+    return func.vmap(func.grad(func.grad(lambda u: function.apply(inner(u)))))(points)
+
+
+ts = torch.tanh(points.sin())
+kept = -(1 - ts**2) * points.sin()
+lost = -2 * ts * (1 - ts**2) * points.cos() ** 2
+print("grad(grad(tanh)), marked:", grad_grad(TanhMarked))
+assert torch.allclose(grad_grad(Tanh), -2 * t * (1 - t**2))
+assert grad_grad(TanhMarked).eq(0).all()
+assert torch.allclose(grad_grad(Tanh, torch.sin), kept + lost)
+assert torch.allclose(grad_grad(TanhMarked, torch.sin), kept)
+assert lost.abs().min() > 1e-3
+assert result_or_error(jacrev_jacrev, TanhMarked).eq(0).all()
+assert H_formula.abs().min() > 1e-3
+
+# %%
 # Your own vmap rule
 # ------------------
 #
@@ -380,9 +423,10 @@ print("grad(grad(softplus)) and hessian match their formulas")
 #
 # The loop below runs :func:`~torch.autograd.gradcheck` and
 # :func:`~torch.autograd.gradgradcheck` on the Functions of this lesson, all
-# but ``NumpySoftplusBothRules``. It gives ``TanhGrad`` an incoming gradient
-# that varies (and, for ``jvp``, a tangent on it). Every use above gave
-# ``TanhGrad`` an incoming gradient that does not depend on ``x`` (the 1s of
+# but ``NumpySoftplusBothRules`` and ``TanhMarked``. It gives ``TanhGrad`` an
+# incoming gradient that varies (and, for ``jvp``, a tangent on it). Every
+# use above gave ``TanhGrad`` an incoming gradient that does not depend on
+# ``x`` (the 1s of
 # ``L = sum(...)``; a weighted sum would do the same), so ``grad(grad(...))``,
 # the chunked ``jacrev(jacrev(...))`` and ``hessian`` would all have passed
 # with the incoming gradient's term of ``backward`` and of ``jvp`` wrong.

@@ -1008,4 +1008,5 @@ slope = torch.autograd.grad(F.hardsigmoid(middle).sum(), middle)[0].item()
 assert slope != 1 / 6 and slope == torch.tensor(1 / 6, dtype=torch.float32).item()
 
 # %%
-# Back to :doc:`the summary </summary>`, or to :ref:`the list of lessons <lessons>`.
+# Next, :ref:`lesson 19 <lesson-error-index-silent>`: a second derivative that
+# comes out wrong with no message at all.

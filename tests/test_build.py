@@ -332,6 +332,21 @@ def test_the_code_on_chinese_pages_has_no_english_comment(site):
     assert not english, "\n".join(english)
 
 
+def test_chinese_api_links_say_where_they_lead_in_chinese_punctuation(site):
+    """intersphinx's tooltip comes from sphinx.po (docs/_templates/sphinx-messages.html):
+    Sphinx's own Chinese for it has half-width brackets."""
+    titles = {
+        title
+        for page in site.pages("zh_CN")
+        for title in re.findall(
+            r'<a class="reference external" href="https://docs\.pytorch\.org[^"]*" title="([^"]*)"',
+            page.read_text(encoding="utf-8"),
+        )
+    }
+    where = {t for t in titles if "PyTorch" in t}  # the others name the API they link
+    assert where and all(t.startswith("（位于 PyTorch") and t.endswith("）") for t in where), where
+
+
 @pytest.mark.parametrize(("lang", "attr"), [("en", "en"), ("zh_CN", "zh-CN")])
 def test_lang_attribute(site, lang, attr):
     for page in site.pages(lang):

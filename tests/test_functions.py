@@ -151,6 +151,7 @@ TABLE = {
     ("09_torch_func", "TanhNoVmapRule"): (DOUBLE, apply("TanhNoVmapRule"), UNARY),
     ("09_torch_func", "TanhWithJvp"): (DOUBLE, apply("TanhWithJvp"), UNARY),
     ("09_torch_func", "TanhWithJvpNoVmapRule"): (DOUBLE, apply("TanhWithJvpNoVmapRule"), UNARY),
+    ("09_torch_func", "TanhMarked"): (FIRST_ONLY, apply("TanhMarked"), UNARY),
     ("09_torch_func", "TanhGrad"): (DOUBLE, apply("TanhGrad"), PAIR),
     ("09_torch_func", "TanhCallsGrad"): (DOUBLE, apply("TanhCallsGrad"), UNARY),
     ("09_torch_func", "TanhGradNoJvp"): (DOUBLE, apply("TanhGradNoJvp"), PAIR),

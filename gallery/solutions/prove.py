@@ -24,6 +24,7 @@ things of ``check``:
 Otherwise the build fails, naming the answer that the check got wrong.
 """
 
+import collections
 import runpy
 import types
 from pathlib import Path
@@ -162,6 +163,16 @@ def _lost(s):
     }
 
 
+def _in_deque(s):
+    """Lessons 01-03: a tensor kept on ctx in a container that is not a list, tuple or dict."""
+
+    def forward(ctx, x):
+        ctx.kept = collections.deque([x])
+        return s.forward(ctx, x)
+
+    return {"a tensor kept on ctx in a deque": (_variant(s, forward=forward), "ctx.kept")}
+
+
 def _log1p_square(ns):
     s = ns["Log1pSquare"]
 
@@ -180,7 +191,11 @@ def _log1p_square(ns):
 
     return {
         **_lost(s),
-        "1 + x**2 saved as an intermediate": (_variant(s, forward, backward), "second derivative"),
+        **_in_deque(s),
+        "1 + x**2 saved as an intermediate": (
+            _variant(s, forward, backward),
+            "made in forward, it is a constant to autograd",
+        ),
         "x saved detached": (
             _variant(s, forward=save_detached),
             "because a tensor you saved does not require grad",
@@ -210,6 +225,7 @@ def _sigmoid(ns):
 
     return {
         **_lost(s),
+        **_in_deque(s),
         "the input saved instead of the output": (
             _variant(s, save_input, from_input),
             "save the output",
@@ -263,6 +279,7 @@ def _x_exp(ns):
 
     return {
         **_lost(s),
+        **_in_deque(s),
         "exp(x) computed again in backward instead of saved": (
             _variant(s, save_input, recompute),
             "save exp(x)",
@@ -581,6 +598,21 @@ class _ExpNumpySavingInput(torch.autograd.Function):
         return _ExpNumpyGradFromInput.apply(grad_out, x)
 
 
+class _SigmoidSavingNone(torch.autograd.Function):
+    """save_for_backward accepts None, e.g. for an input that needs no gradient."""
+
+    @staticmethod
+    def forward(ctx, x):
+        result = torch.sigmoid(x)
+        ctx.save_for_backward(None, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        _, result = ctx.saved_tensors
+        return grad_out * result * (1 - result)
+
+
 def _setup_context_form(solution, forward, setup_context):
     """``solution`` with forward(x) and setup_context(ctx, inputs, output) (lesson 06)."""
     methods = {"forward": staticmethod(forward), "setup_context": staticmethod(setup_context)}
@@ -625,6 +657,7 @@ RIGHT = {
         "the setup_context form": _setup_context_form(
             ns["Sigmoid"], lambda x: torch.sigmoid(x), _save(lambda inputs, output: [output])
         ),
+        "None saved beside the output (lesson 06)": _SigmoidSavingNone,
     },
     "XExp": lambda ns: {
         "the setup_context form": _setup_context_form(
