@@ -89,7 +89,9 @@ assert not any(analytical_entries(message))
 #   for ``.detach()``, a tensor kept on ``ctx``, an intermediate of
 #   ``forward`` saved with ``save_for_backward``
 #   (:ref:`lesson 04 <lesson-ctx-mistake>`), part of ``backward`` under
-#   ``torch.no_grad()``, or
+#   ``torch.no_grad()``, code autograd cannot see (NumPy, whose
+#   ``.numpy(force=True)`` detaches silently, or an operator with no autograd
+#   kernel, :ref:`lesson 12 <lesson-custom-ops>`), or
 #   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
 #   on ``backward``, whose own error does not always fire
 #   (:ref:`lesson 05 <lesson-untracked-backward>`).
@@ -945,7 +947,8 @@ make_dot((grad_x, x, out), params=labels)
 #   An all-zero analytical side means a cut (away from kinks, with a
 #   deterministic ``backward``): ``.detach()``,
 #   ``ctx`` attributes, an intermediate passed to ``save_for_backward``,
-#   ``torch.no_grad()``,
+#   ``torch.no_grad()``, code autograd cannot see (NumPy, an operator with no
+#   autograd kernel),
 #   :func:`@once_differentiable <torch.autograd.function.once_differentiable>`.
 # * Test in ``float64``. In ``float32``, try a larger ``eps`` first, and
 #   loosen ``atol`` or ``rtol`` only as far as a deliberately wrong
