@@ -172,7 +172,8 @@ assert gradgradcheck(torch.tanh, (x,))
 # * ``eps``, ``atol``, ``rtol``: the finite-difference step and the
 #   tolerances. In ``float32`` a correct Function can fail at the defaults
 #   (:ref:`lesson 01 <lesson-saving-inputs>`). ``Square`` is the easy case:
-#   its central difference is exact at any step, so a larger ``eps`` alone
+#   its central difference has no truncation error at any step (only
+#   rounding, which a larger step shrinks), so a larger ``eps`` alone
 #   (``1e-3``) makes it pass, and the default tolerances still catch a
 #   backward that is half a percent off. The sum of cubes of 50 numbers is
 #   large: the ``float32`` rounding of the sum, divided by the step, is the
