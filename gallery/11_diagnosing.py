@@ -546,10 +546,12 @@ assert check_module(model.softplus, in_features["softplus"]) == [True, False]
 # of a Function whose derivative is not piecewise constant depends on what it
 # saved, so it leads back to a leaf of the forward pass (``x`` or a
 # parameter); a broken one only scales the incoming gradient, so every path
-# from its result stops at the node of that gradient, or there is no path at
-# all. Autograd runs only the nodes on a path to the tensors passed as
-# ``inputs``: pass every tensor the second derivative is taken with respect
-# to, parameters included.
+# from its result stops at the node of that gradient, at a leaf that is not
+# one of the forward pass (a saved tensor that requires grad but has no
+# ``grad_fn``, shown below), or nowhere. So the walk counts only the leaves of
+# the forward pass. Autograd runs only the nodes on a path to the tensors
+# passed as ``inputs``: pass every tensor the second derivative is taken with
+# respect to, parameters included.
 
 from functools import partial
 
@@ -619,13 +621,12 @@ assert only_x == {"TanhFunctionBackward": True}
 assert with_w == {"TanhFunctionBackward": True, "SoftplusFunctionBackward": False}
 
 # %%
-# Only the leaves of the forward pass count. When the incoming gradient
-# requires grad, a ``backward`` marked
 # :func:`@once_differentiable <torch.autograd.function.once_differentiable>`
-# returns results that hang from an ``Error`` node
+# makes such leaves too. When the incoming gradient requires grad, a
+# ``backward`` marked with it returns results that hang from an ``Error`` node
 # (:ref:`lesson 05 <lesson-untracked-backward>`), and that node hangs from new
-# leaves of its own, detached aliases of the results (lesson 05). A walk that
-# accepted any leaf would pass it.
+# leaves of its own, detached aliases of the results. A walk that accepted any
+# leaf would pass it.
 
 from torch.autograd.function import once_differentiable
 
