@@ -7,7 +7,7 @@ Today: custom operators with torch.library
 ``torch.library.custom_op`` turns a Python function into a PyTorch operator:
 the way to wrap code PyTorch cannot see into (NumPy, or a kernel of your own
 in C++ or CUDA) so that ``torch.compile`` and autograd treat it as one opaque
-operation (``torch.func`` does not differentiate it). Its gradient is
+operation, though ``torch.func`` does not differentiate it. Its gradient is
 registered with ``register_autograd``, and what the patterns taught still
 holds: double backward needs that backward to be made of operations autograd
 can differentiate, and to be a correct vector-Jacobian product
