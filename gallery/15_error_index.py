@@ -640,7 +640,7 @@ leaf.grad = None
 # :ref:`Lesson 05 <lesson-untracked-backward>`. Under
 # :func:`torch.func.grad`, that fix meets "Cannot access data pointer of
 # Tensor that doesn't have storage" (:ref:`lesson 17
-# <lesson-error-index-ops>`).
+# <error-index-no-storage>`).
 
 
 class CubeNumpy(Cube):
