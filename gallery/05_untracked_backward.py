@@ -7,9 +7,10 @@ Pattern 4: a backward autograd cannot track
 When ``backward`` computes with code that autograd cannot see, the first
 derivative can still be right: you wrote it. But that code leaves no graph,
 so there is no second derivative. Such code includes NumPy, SciPy, and
-compiled code that reads the tensors' memory directly; a C++ extension that
-calls PyTorch's own (ATen) operations on tensors is recorded like Python
-code. This lesson shows how the second derivative fails, what
+compiled code that reads the tensors' memory directly. A C++ function bound
+with pybind11 that calls PyTorch's own (ATen) operations is recorded like
+Python code; :ref:`lesson 12 <lesson-custom-ops>` shows operators registered
+with the dispatcher. This lesson shows how the second derivative fails, what
 ``once_differentiable`` catches, and the cure: a second Function.
 """
 
@@ -237,8 +238,8 @@ class Cube(CubeNumpy):
 
 
 # %%
-# NumPy still runs in the forward pass and in the first backward pass, inside
-# ``forward`` methods, where autograd never looks. What ``create_graph=True``
+# NumPy still runs in both ``forward`` methods (the second in the first
+# backward pass), where autograd never looks. What ``create_graph=True``
 # records is one node, ``CubeGradBackward``: autograd names a Function's node
 # after its class, plus ``Backward``. Its backward uses PyTorch operations on
 # saved inputs, so third and higher derivatives are tracked by autograd itself.
