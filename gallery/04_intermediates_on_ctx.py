@@ -429,30 +429,44 @@ class SoftplusOnCtx(torch.autograd.Function):
         return grad_out * ctx.sigmoid
 
 
+# sphinx_gallery_start_ignore
+# Kept in the download: the check's helpers, which lesson 01 shows.
+
+
+from collections.abc import Iterable, Iterator, Mapping
+
+
 def holds_tensor(value, seen=()):
-    """Whether ``value`` is a tensor, or a container or object that holds one."""
     if torch.is_tensor(value):
         return True
-    if isinstance(value, dict):
-        items = value.values()
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        items = value
-    elif hasattr(value, "__dict__") and not isinstance(value, type):
-        items = vars(value).values()  # a SimpleNamespace, a dataclass, ...
-    else:
+    if isinstance(value, (type, str, bytes, Iterator)):
         return False
-    seen = (*seen, id(value))  # an object that refers to itself
+    if isinstance(value, Mapping):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, Iterable):
+        try:
+            items = list(value)
+        except TypeError:
+            return False
+    else:
+        names = [getattr(c, "__slots__", ()) for c in type(value).__mro__]
+        names = [n for slots in names for n in ([slots] if isinstance(slots, str) else slots)]
+        items = [getattr(value, n, None) for n in names]
+        items += getattr(value, "__dict__", {}).values()
+    seen = (*seen, id(value))
     return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 
 
 def changes_grad_out(call, x):
-    """Whether backward writes into the gradients it receives."""
     outs = call(x)
     outs = outs if isinstance(outs, tuple) else (outs,)
     grads = [torch.rand_like(out) for out in outs]
     before = [grad.clone() for grad in grads]
     torch.autograd.grad(outs, x, grads)
     return not all(map(torch.equal, grads, before))
+
+
+# sphinx_gallery_end_ignore
 
 
 def saved_constants(node):
@@ -526,6 +540,7 @@ def cause(call, node, x, order, reason):
     return ""
 
 
+# holds_tensor and changes_grad_out are lesson 01's helpers.
 def check_softplus(function):
     """Return quietly if ``function`` is softplus, with both derivatives right, no tensor on ctx.
 
