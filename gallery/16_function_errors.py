@@ -236,11 +236,12 @@ assert torch.allclose(torch.autograd.grad(NewCube.apply(x).sum(), x)[0], 3 * x**
 # nothing is missing: no error is raised, and ``forward`` runs with every
 # input one place off (below, ``x`` is the exponent 3, and the result is the
 # number 9). **Fix:** pass what is missing; or drop ``ctx`` from
-# ``forward``, as ``NewCube`` does. With ``forward(ctx, ...)``, an argument
-# too few reads ``Scale.forward() missing 1 required positional argument:
-# 'factor'``; one too many reads ``Cube.forward() takes 2 positional
-# arguments but 3 were given``, or ``too many positional arguments`` with
-# ``setup_context`` (all below): pass what ``forward`` takes.
+# ``forward``, as ``NewCube`` does. With ``forward(ctx, ...)`` and no
+# ``setup_context``, an argument too few reads
+# ``Scale.forward() missing 1 required positional argument: 'factor'``; one
+# too many reads ``Cube.forward() takes 2 positional arguments but 3 were
+# given``, or ``too many positional arguments`` with ``setup_context`` (all
+# below): pass what ``forward`` takes.
 
 
 class NewCubeKeepsCtx(NewCube):
