@@ -167,9 +167,12 @@ assert len(messages) == 6 and all("through dbw.numpy_cos.default but no" in m fo
 # ``torch.library.Library``), or in C++ with ``TORCH_LIBRARY``, whose kernel
 # is registered for a device (``"cpu"``, ``"cuda"``; in C++,
 # ``TORCH_LIBRARY_IMPL(ns, CPU, m)``) or for ``"default"``, has no autograd
-# kernel unless one is registered for it. Autograd then treats it as a
-# constant: it only warns, with a ``UserWarning`` that this "may lead to
-# silently incorrect behavior", and passes no gradient on. The same three
+# kernel unless one is registered for it. Autograd then only warns, with a
+# ``UserWarning`` that this "may lead to silently incorrect behavior", and
+# records what the kernel does: a kernel made of PyTorch operations is
+# recorded operation by operation (checked below), but one that computes
+# outside PyTorch, as this NumPy one does, is a constant to it and passes no
+# gradient on. The same three
 # passes through a Function whose backward calls such an operator raise no
 # error of the operator: ``.backward()`` leaves ``x.grad`` at ``None``,
 # :func:`torch.autograd.grad` gives autograd's generic message, and
@@ -222,6 +225,21 @@ assert outcomes[1].startswith("RuntimeError: ") and "not have been used" in outc
 assert torch.allclose(y.grad, 2 * y) and not torch.allclose(y.grad, 2 * y - torch.sin(y))
 warned = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
 assert len(warned) == 4 and all("numpy_cos_raw: an autograd kernel was not" in m for m in warned)
+
+# The same operator with a kernel of PyTorch operations: recorded, and right.
+torch.library.define("dbw::torch_cos_raw", "(Tensor x) -> Tensor")
+
+
+@torch.library.impl("dbw::torch_cos_raw", "cpu")
+def _(x):
+    return torch.cos(x)
+
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    (minus_sin,) = torch.autograd.grad(torch.ops.dbw.torch_cos_raw(x).sum(), x)
+assert torch.allclose(minus_sin, -torch.sin(x))
+assert any("torch_cos_raw: an autograd kernel was not" in str(w.message) for w in caught)
 
 # %%
 # A kernel registered for no key (in C++, ``m.def(schema, fn)`` inside
