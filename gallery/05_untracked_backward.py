@@ -7,9 +7,10 @@ Pattern 4: a backward autograd cannot track
 When ``backward`` computes with code that autograd cannot see, the first
 derivative can still be right: you wrote it. But that code leaves no graph,
 so there is no second derivative. Such code includes NumPy, SciPy, and
-compiled code that reads the tensors' memory directly; a C++ extension that
-calls PyTorch's own (ATen) operations on tensors is recorded like Python
-code. This lesson shows how the second derivative fails, what
+compiled code that reads the tensors' memory directly. A C++ function bound
+with pybind11 that calls PyTorch's own (ATen) operations is recorded like
+Python code; :ref:`lesson 12 <lesson-custom-ops>` shows operators registered
+with the dispatcher. This lesson shows how the second derivative fails, what
 ``once_differentiable`` catches, and the cure: a second Function.
 """
 
@@ -237,8 +238,8 @@ class Cube(CubeNumpy):
 
 
 # %%
-# NumPy still runs in the forward pass and in the first backward pass, inside
-# ``forward`` methods, where autograd never looks. What ``create_graph=True``
+# NumPy still runs in both ``forward`` methods (the second in the first
+# backward pass), where autograd never looks. What ``create_graph=True``
 # records is one node, ``CubeGradBackward``: autograd names a Function's node
 # after its class, plus ``Backward``. Its backward uses PyTorch operations on
 # saved inputs, so third and higher derivatives are tracked by autograd itself.
@@ -310,30 +311,55 @@ make_dot((grad_x, x, out), params={"x": x, "grad_x": grad_x, "out": out})
 # end, apart from the exercise.
 
 
+# sphinx_gallery_start_ignore
+# Kept in the download: the check's helpers, which lessons 01 and 04 show.
+
+
+from collections.abc import Iterable, Iterator, Mapping
+
+
 def holds_tensor(value, seen=()):
-    """Whether ``value`` is a tensor, or a container or object that holds one."""
     if torch.is_tensor(value):
         return True
-    if isinstance(value, dict):
-        items = value.values()
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        items = value
-    elif hasattr(value, "__dict__") and not isinstance(value, type):
-        items = vars(value).values()  # a SimpleNamespace, a dataclass, ...
-    else:
+    if isinstance(value, (type, str, bytes, Iterator)):
         return False
-    seen = (*seen, id(value))  # an object that refers to itself
+    if isinstance(value, Mapping):
+        items = [*value.keys(), *value.values()]
+    elif isinstance(value, Iterable):
+        try:
+            items = list(value)
+        except TypeError:
+            return False
+    else:
+        names = [getattr(c, "__slots__", ()) for c in type(value).__mro__]
+        names = [n for slots in names for n in ([slots] if isinstance(slots, str) else slots)]
+        items = [getattr(value, n, None) for n in names]
+        items += getattr(value, "__dict__", {}).values()
+    seen = (*seen, id(value))
     return any(id(item) not in seen and holds_tensor(item, seen) for item in items)
 
 
 def changes_grad_out(call, x):
-    """Whether backward writes into the gradients it receives."""
     outs = call(x)
     outs = outs if isinstance(outs, tuple) else (outs,)
     grads = [torch.rand_like(out) for out in outs]
     before = [grad.clone() for grad in grads]
     torch.autograd.grad(outs, x, grads)
     return not all(map(torch.equal, grads, before))
+
+
+def saved_constants(node):
+    saved = [t for t in node.saved_tensors if torch.is_tensor(t)]
+    return [t for t in saved if t.is_floating_point() and not t.requires_grad]
+
+
+def saved_views(node):
+    inputs = [fn.variable for fn, _ in node.next_functions if hasattr(fn, "variable")]
+    saved = [t for t in node.saved_tensors if torch.is_tensor(t)]
+    return [t for t in saved if t.requires_grad and t.is_leaf and all(t is not i for i in inputs)]
+
+
+# sphinx_gallery_end_ignore
 
 
 def leaves_graph(call, x):
@@ -361,20 +387,6 @@ def grad_out_cut_off(call, x):
         return False
 
 
-def saved_views(node):
-    """The saved tensors cut off from the inputs although they require grad: views of an input
-    made in forward, each a leaf of its own (an input that is a leaf is allowed)."""
-    inputs = [fn.variable for fn, _ in node.next_functions if hasattr(fn, "variable")]
-    saved = [t for t in node.saved_tensors if torch.is_tensor(t)]
-    return [t for t in saved if t.requires_grad and t.is_leaf and all(t is not i for i in inputs)]
-
-
-def saved_constants(node):
-    """The floating-point tensors that a Function's node saved and that do not require grad."""
-    saved = [t for t in node.saved_tensors if torch.is_tensor(t)]
-    return [t for t in saved if t.is_floating_point() and not t.requires_grad]
-
-
 from torch.utils._python_dispatch import TorchDispatchMode
 
 
@@ -393,6 +405,7 @@ def elementwise_ops(run, *args):
     return ops
 
 
+# holds_tensor, changes_grad_out: lesson 01's helpers; saved_views, saved_constants: lesson 04's.
 def check_exp_numpy(function):
     """Return quietly if ``function`` is exp, with three derivatives right and a backward that
     returns the result of a second Function."""

@@ -6,11 +6,12 @@ Today: custom operators with torch.library
 
 ``torch.library.custom_op`` turns a Python function into a PyTorch operator:
 the way to wrap code PyTorch cannot see into (NumPy, or a kernel of your own
-in C++ or CUDA) so that ``torch.compile`` and the rest of PyTorch treat it as
-one opaque operation. Its gradient is registered with ``register_autograd``,
-and what the patterns taught still holds: double backward needs that
-backward to be made of operations autograd can differentiate, and to be a
-correct vector-Jacobian product (:ref:`lesson 01 <lesson-saving-inputs>`).
+in C++ or CUDA) so that ``torch.compile`` and autograd treat it as one opaque
+operation, though ``torch.func`` does not differentiate it. Its gradient is
+registered with ``register_autograd``, and what the patterns taught still
+holds: double backward needs that backward to be made of operations autograd
+can differentiate, and to be a correct vector-Jacobian product
+(:ref:`lesson 01 <lesson-saving-inputs>`).
 This lesson builds one, breaks it, repairs it, and tests it with
 ``torch.library.opcheck``.
 """

@@ -27,8 +27,9 @@ it. Paste a message into the search box to land on its entry.
 """
 
 # %%
-# Each example runs through one helper: it expects one exception type,
+# Each error runs through one helper: it expects one exception type,
 # prints the message, and fails the build if the example raised nothing.
+# The warnings are caught and checked the same way.
 
 import warnings
 
@@ -70,7 +71,7 @@ class Cube(Function):
 
 
 def second_derivative(f):
-    """d2/dx2 of f at x, by double backward."""
+    """H @ 1, H the Hessian of f(x).sum(): d2/dx2 for an elementwise f."""
     (grad,) = torch.autograd.grad(f(x).sum(), x, create_graph=True)
     return torch.autograd.grad(grad.sum(), x)[0]
 
@@ -145,8 +146,11 @@ assert torch.allclose(second_derivative(Cube.apply), 6 * x)  # the fix: 6x, from
 # physics residual or a gradient penalty, so autograd recorded nothing.
 # **Fix:** wrap that computation in ``torch.enable_grad()``. Inside
 # ``inference_mode`` that is not enough: use ``torch.inference_mode(False)``
-# instead, and there clone an input that was made under inference mode, since
-# such a tensor cannot be made to require grad (its own message, below).
+# instead, and there clone each tensor made under inference mode that the
+# computation uses. An input cannot be made to require grad (its own message,
+# below), and a tensor that an operation saves, such as a coefficient, raises
+# "Inference tensors cannot be saved for backward". Or evaluate under
+# ``no_grad``, with the first fix.
 
 tanh_second = second_derivative(torch.tanh)  # in grad mode: right
 with torch.no_grad():
@@ -166,6 +170,9 @@ with torch.inference_mode():
         copy = made_inside.clone().requires_grad_()
         (grad,) = torch.autograd.grad(torch.tanh(copy).sum(), copy, create_graph=True)
         assert torch.allclose(torch.autograd.grad(grad.sum(), copy)[0], tanh_second)
+        message = message_of(RuntimeError, lambda: second_derivative(lambda t: t**2 * made_inside))
+        assert message.startswith("Inference tensors cannot be saved for backward")
+        assert torch.equal(second_derivative(lambda t: t**2 * made_inside.clone()), 2 * x)
 
 # %%
 # **A third cause:** ``create_graph=True`` was passed, but ``backward`` used
@@ -203,10 +210,10 @@ assert "does not require grad and does not have a grad_fn" in message
 # this message all the same. The first and third causes leave
 # ``grad.requires_grad`` ``False`` too (under ``no_grad`` the first call
 # already raises), and :func:`torch.autograd.functional.hessian` returns
-# zeros for the third (below, ``CubeOnCtx``). **Check:** the first gradient,
-# as a function of ``x``, with ``gradcheck``: with no graph, it passes only if
-# it does not change with ``x`` near that point, where the second derivative
-# is then zero. For ``CubeOnCtx``, it fails.
+# zeros for the third (:ref:`lesson 19 <error-index-zeros>`). **Check:** the
+# first gradient, as a function of ``x``, with ``gradcheck``: with no graph,
+# it passes only if it does not change with ``x`` near that point, where the
+# second derivative is then zero. For ``CubeOnCtx``, it fails.
 
 
 def first_gradient(f):
@@ -219,7 +226,6 @@ message = message_of(
     RuntimeError, lambda: torch.autograd.grad(grad.sum(), x, materialize_grads=True)
 )
 assert "does not require grad and does not have a grad_fn" in message
-assert not torch.autograd.functional.hessian(lambda t: CubeOnCtx.apply(t).sum(), x).any()
 assert not grad.requires_grad  # no graph
 assert gradcheck(first_gradient(lambda t: 3 * t), (x,))  # the second derivative is zero
 message = message_of(GradcheckError, lambda: gradcheck(first_gradient(CubeOnCtx.apply), (x,)))
@@ -268,10 +274,12 @@ assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
 # this generic message instead of the clear one
 # (:ref:`lesson 05 <lesson-untracked-backward>` says which pass gets which;
 # **Fix:** as for the first entry). A compiled part does the same when
-# nothing its backward takes leads back to ``x``. It takes its incoming
-# gradient, which does when a ``tanh`` follows the compiled part and not
-# when only a ``sum`` does, and the tensors its forward saved, of which only
-# an input or an output saved as it is, not detached, can. What is saved,
+# nothing its backward takes leads back to ``x``. It takes the incoming
+# gradient, which leads back to ``x`` when what follows the compiled part has
+# a derivative that depends on ``x`` (a ``tanh``), and not when that
+# derivative is constant (a ``sum``, a scaling by a constant). It also takes
+# the tensors its forward saved, of which only an input or an output saved as
+# it is, not detached, can lead back. What is saved,
 # and how, depends on the backend: ``exp`` under ``aot_eager`` saves its
 # output detached. Otherwise the pass raises the torch.compile message
 # below. **Fix:** run the part differentiated twice in eager mode
@@ -322,14 +330,15 @@ assert torch.allclose(second_derivative(lambda t: t**3), 6 * x)  # the fix: eage
 # derivative comes out silently wrong (:ref:`lesson 13
 # <lesson-torch-compile>`). **Fix,** with ``retain_graph=True`` alone (two
 # first-order passes through one compiled part, as for two losses on one
-# trunk): call the compiled function once for each backward pass; or set
-# ``torch._functorch.config.donated_buffer = False`` before its first call
-# and keep it for its backward passes, as the message says. Both give the
-# right gradients below, under ``aot_eager_decomp_partition``. Under
-# ``inductor``, the setting did not help when the compiled backward came from
-# a cache filled while it was on (by an ordinary backward, in this process or
-# an earlier one): the second pass came out wrong, with no message (tried
-# off the page, as ``inductor`` is slow to compile).
+# trunk): call the compiled function once for each backward pass. The
+# message's ``torch._functorch.config.donated_buffer = False``, set before the
+# first call and kept for the backward passes, also gives the right gradients
+# below, under ``aot_eager_decomp_partition``. Under ``inductor``, the
+# default backend, it did not help when the compiled backward came from its
+# cache, which is on by default, filled while the setting was on (by an
+# ordinary backward, in this process or an earlier one): the second pass came
+# out wrong, with no message (tried off the page, as ``inductor`` is slow to
+# compile). Use it with another backend, or after clearing that cache.
 
 
 def two_tanh(t):
@@ -409,7 +418,8 @@ assert torch.allclose(penalty_step(), by_func)  # the fix: eager mode
 # tensor is often the first gradient itself. **Fix:** reduce it to a scalar
 # (``.sum()``, a penalty, a loss), or pass the vector :math:`v` of a
 # vector-Jacobian product as ``grad_outputs`` (the argument ``gradient`` of
-# ``.backward()``). :ref:`Lesson 01 <lesson-saving-inputs>`
+# ``.backward()``; ones give the Hessian's row sums, the second derivative
+# only for an elementwise function). :ref:`Lesson 01 <lesson-saving-inputs>`
 
 (grad,) = torch.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
 message = message_of(RuntimeError, lambda: torch.autograd.grad(grad, x))
@@ -627,7 +637,10 @@ leaf.grad = None
 # **Cause:** ``.numpy()`` on a tensor that requires grad while grad mode is
 # on, as it is inside ``backward`` under ``create_graph=True``. **Fix:**
 # ``.detach().numpy()``; then the result is untracked, so see pattern 4.
-# :ref:`Lesson 05 <lesson-untracked-backward>`
+# :ref:`Lesson 05 <lesson-untracked-backward>`. Under
+# :func:`torch.func.grad`, that fix meets "Cannot access data pointer of
+# Tensor that doesn't have storage" (:ref:`lesson 17
+# <error-index-no-storage>`).
 
 
 class CubeNumpy(Cube):
@@ -660,8 +673,8 @@ assert "Can't call numpy() on Tensor that requires grad" in message
 # finite differences are not: a kink within ``eps`` of a sampled point
 # (``relu`` at 0), or randomness in the forward (dropout in training mode),
 # which changes the output from one evaluation to the next. **Fix:** check at
-# points away from kinks (:ref:`lesson 11 <lesson-diagnosing>`); draw the
-# randomness outside the checked function and pass it in, as a fixed mask.
+# points away from kinks (:ref:`lesson 11 <lesson-diagnosing>`); fix the
+# randomness, such as by seeding the generator inside the checked function.
 # The last lines below run both.
 #
 # **Cause,** from :func:`~torch.autograd.gradgradcheck`: the derivative of
@@ -734,12 +747,19 @@ at_kink = torch.tensor([-1.0, 0.0, 1.0], dtype=torch.float64, requires_grad=True
 message = message_of(GradcheckError, lambda: gradcheck(torch.relu, (at_kink,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
 assert gradcheck(torch.relu, (at_kink + 0.5,))  # away from the kink
-message = message_of(
-    GradcheckError, lambda: gradcheck(lambda t: torch.nn.functional.dropout(t, p=0.5), (x,))
-)
+
+
+def dropout(t, seed=None):
+    if seed is None:
+        return torch.nn.functional.dropout(t, p=0.5)  # a new mask at every call
+    with torch.random.fork_rng():  # leaves the page's own generator as it was
+        torch.manual_seed(seed)  # the same mask at every call
+        return torch.nn.functional.dropout(t, p=0.5)
+
+
+message = message_of(GradcheckError, lambda: gradcheck(dropout, (x,)))
 assert message.startswith("Jacobian mismatch for output 0 with respect to input 0")
-mask = torch.tensor([2.0, 0.0, 2.0], dtype=torch.float64)  # a mask dropout could draw
-assert gradcheck(lambda t: t * mask, (x,))
+assert dropout(torch.ones(3), seed=0).any() and gradcheck(lambda t: dropout(t, seed=0), (x,))
 
 # %%
 # .. _error-index-expected-zero:
@@ -796,10 +816,8 @@ assert message == "Numerical gradient for function expected to be zero"
 # default mode catches; or it changes the incoming
 # gradient in place (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`),
 # which the default mode of :func:`~torch.autograd.gradcheck` missed below and
-# ``fast_mode=True`` caught. :func:`~torch.autograd.gradgradcheck` stops such
-# a ``backward`` earlier, in either mode, with another message (its
-# ``grad_outputs`` are leaves that require grad; :ref:`lesson 16
-# <lesson-error-index-function>` explains it). **Fix:** a ``backward`` that
+# ``fast_mode=True`` caught (``gradgradcheck`` stops it with another
+# message: :ref:`lesson 16 <error-index-leaf-in-place>`). **Fix:** a ``backward`` that
 # changes nothing but its result. Below, random noise in ``backward`` stands
 # in for the GPU's nondeterminism. :ref:`Lesson 11 <lesson-diagnosing>`
 
@@ -836,8 +854,6 @@ assert message.startswith("Backward is not reentrant")
 assert gradcheck(CubeGradInPlace.apply, (x,))  # the default mode misses it
 message = message_of(GradcheckError, lambda: gradcheck(CubeGradInPlace.apply, (x,), fast_mode=True))
 assert message.startswith("Backward is not reentrant")
-message = message_of(RuntimeError, lambda: gradgradcheck(CubeGradInPlace.apply, (x,)))
-assert message == "a leaf Variable that requires grad is being used in an in-place operation."
 
 # %%
 # ``Input #0 requires gradient and is not a double precision floating point``

@@ -236,7 +236,12 @@ assert torch.allclose(torch.autograd.grad(NewCube.apply(x).sum(), x)[0], 3 * x**
 # nothing is missing: no error is raised, and ``forward`` runs with every
 # input one place off (below, ``x`` is the exponent 3, and the result is the
 # number 9). **Fix:** pass what is missing; or drop ``ctx`` from
-# ``forward``, as ``NewCube`` does.
+# ``forward``, as ``NewCube`` does. With ``forward(ctx, ...)`` and no
+# ``setup_context``, an argument too few reads
+# ``Scale.forward() missing 1 required positional argument: 'factor'``; one
+# too many reads ``Cube.forward() takes 2 positional arguments but 3 were
+# given``, or ``too many positional arguments`` with ``setup_context`` (all
+# below): pass what ``forward`` takes.
 
 
 class NewCubeKeepsCtx(NewCube):
@@ -263,6 +268,11 @@ message = message_of(TypeError, lambda: NewPowerKeepsCtx.apply(x))
 assert message == "missing a required argument: 'x'"  # n has a default
 print("NewPowerKeepsCtx.apply(x, 3):", NewPowerKeepsCtx.apply(x, 3))  # ctx=x, x=3, n=2
 assert NewPowerKeepsCtx.apply(x, 3) == 9  # no error, and not x**3
+message = message_of(TypeError, lambda: Scale.apply(x))  # forward(ctx, x, factor)
+assert message == "Scale.forward() missing 1 required positional argument: 'factor'"
+message = message_of(TypeError, lambda: Cube.apply(x, 2))  # forward(ctx, x)
+assert message == "Cube.forward() takes 2 positional arguments but 3 were given"
+assert message_of(TypeError, lambda: NewCube.apply(x, 2)) == "too many positional arguments"
 
 # %%
 # ``not enough values to unpack (expected 1, got 0)``
@@ -501,7 +511,7 @@ assert gradcheck(CubeSum.apply, (x,))  # Cube's backward: 3 * x**2 * grad_out
 
 
 class Power(Function):
-    """x**n, with a shortcut for n == 1."""
+    """x**n for n >= 1 (with n == 0, backward gives nan at 0), with a shortcut for n == 1."""
 
     @staticmethod
     def forward(x, n):
@@ -723,11 +733,14 @@ assert torch.allclose(weight[1:], 1 - 0.1 * x[1:]) and weight[0] == 0
 # ``.sum()``, whose gradient is one number expanded to the output's shape.
 # After ``.mean()``, whose gradient is a tensor with memory of its own (not
 # expanded), the same ``backward`` raises nothing, yet it still changes a
-# tensor that autograd may hand to other branches too: in
-# ``(CubeGradInPlace.apply(x) + b).mean()``, the gradient of ``b`` comes out
-# wrong, with no error (all below; :ref:`rule 3 of lesson 06
-# <lesson-extending-rules>` shows why). **Fix:** compute a new tensor,
-# ``3 * x**2 * grad_out``, as ``Cube`` does.
+# tensor that autograd may hand to other branches too. In
+# ``(CubeGradInPlace.apply(x) + b).mean()``,
+# ``torch.autograd.grad(..., (x, b))`` returns a wrong gradient of ``b``,
+# with no error, while ``.backward()`` happens to give the right ``b.grad``:
+# it copies the gradient of ``b`` before this ``backward`` runs (all below).
+# Whether it does depends on the order in which autograd runs the nodes
+# (:ref:`rule 3 of lesson 06 <lesson-extending-rules>`). **Fix:** compute a
+# new tensor, ``3 * x**2 * grad_out``, as ``Cube`` does.
 
 
 class CubeGradInPlace(Cube):
@@ -749,6 +762,8 @@ def gradient_of_b(cube):
 
 print("gradient of b:", gradient_of_b(CubeGradInPlace), "with Cube:", gradient_of_b(Cube))
 assert not torch.allclose(gradient_of_b(CubeGradInPlace), torch.full_like(b, 1 / 3))
+(CubeGradInPlace.apply(x) + b).mean().backward()  # the same bug, yet b.grad is right
+assert torch.allclose(b.grad, torch.full_like(b, 1 / 3))
 assert torch.allclose(gradient_of_b(Cube), torch.full_like(b, 1 / 3))  # the fix
 assert torch.allclose(torch.autograd.grad(Cube.apply(x).sum(), x)[0], 3 * x**2)  # the fix
 

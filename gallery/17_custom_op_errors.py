@@ -205,7 +205,10 @@ assert torch.equal(doubled_op(x.detach()), 2 * x.detach())
 # without its comma, ``("t")``, is a string, not a tuple, and gives the
 # message "mutates_args must either be a sequence of the names of the
 # arguments that are mutated or the string 'unknown'" (both below): write
-# ``("t",)``. :ref:`Lesson 12 <lesson-custom-ops>`
+# ``("t",)``. Leaving ``mutates_args`` out gives ``custom_op() missing 1
+# required keyword-only argument: 'mutates_args'`` (below): pass
+# ``mutates_args=()`` for a function that changes no input.
+# :ref:`Lesson 12 <lesson-custom-ops>`
 
 
 def add_half(t: torch.Tensor) -> None:
@@ -216,6 +219,8 @@ message = message_of(ValueError, lambda: define(add_half, mutates_args=("x",)))
 assert message.startswith("infer_schema(func): {'x'} in mutates_args were not found")
 message = message_of(ValueError, lambda: define(add_half, mutates_args=("t")))  # a string
 assert message.startswith("mutates_args must either be a sequence of the names")
+message = message_of(TypeError, lambda: torch.library.custom_op("dbw_errors::f", add_half))
+assert message == "custom_op() missing 1 required keyword-only argument: 'mutates_args'"
 shifted = x.detach().clone()
 define(add_half, mutates_args=("t",))(shifted)
 assert torch.equal(shifted, x.detach() + 0.5)
@@ -572,8 +577,10 @@ assert "incompatible with .grad()" in message
 # operation" (:ref:`lesson 16 <lesson-error-index-function>`, below). With
 # them, or with any transform, make the function pure: return the new value
 # as a second output (``has_aux=True``, which every transform named here but
-# ``hessian`` takes), and apply it outside the transform (below).
-# :ref:`Lesson 09 <lesson-torch-func>`
+# ``hessian`` takes), and apply it outside the transform (below). Under
+# ``vmap``, the same change reads ``output with shape [3] doesn't match the
+# broadcast shape [2, 3]`` for a batch of 2 (below); make the function pure
+# there too. :ref:`Lesson 09 <lesson-torch-func>`
 
 total = torch.zeros(3, dtype=torch.float64)
 
@@ -585,6 +592,9 @@ def cube_sum_counted(t):
 
 message = message_of(RuntimeError, lambda: torch.func.grad(cube_sum_counted)(x.detach()))
 assert "attempted to call in-place operation (aten::add_.Tensor)" in message
+batch = x.detach().expand(2, 3)
+message = message_of(RuntimeError, lambda: torch.func.vmap(cube_sum_counted)(batch))
+assert message == "output with shape [3] doesn't match the broadcast shape [2, 3]"
 
 
 def cube_sum_counting(t, total):

@@ -67,7 +67,7 @@ class Cube(Function):
 
 
 def second_derivative(f):
-    """d2/dx2 of f at x, by double backward."""
+    """H @ 1, H the Hessian of f(x).sum(): d2/dx2 for an elementwise f."""
     (grad,) = torch.autograd.grad(f(x).sum(), x, create_graph=True)
     return torch.autograd.grad(grad.sum(), x)[0]
 
@@ -107,6 +107,8 @@ def checkpointed_tanh(t, reentrant=True):
 
 
 # %%
+# .. _error-index-zeros:
+#
 # A Hessian, or a second derivative, of zeros
 # -------------------------------------------
 #
@@ -288,10 +290,10 @@ assert second_in_a(MulSquareNumpy) is None and torch.allclose(second_in_a(MulSqu
 # is the mark working (:ref:`lesson 06 <lesson-extending-rules>`). Either
 # gives ``None`` only when something else has a graph, as ``w`` below;
 # otherwise "element 0 of tensors does not require grad", even with
-# ``allow_unused=True``. Then the two cuts of that message:
-# once_differentiable, and an ``exp`` compiled with ``aot_eager`` whose
-# incoming gradient is a constant; under ``tanh``, the same ``exp`` raises.
-# A ``.grad`` that stays ``None`` after ``.backward()`` is another matter:
+# ``allow_unused=True``. Then the two cut paths of :ref:`lesson 15
+# <error-index-cut>`: once_differentiable, and an ``exp`` compiled with
+# ``aot_eager`` whose incoming gradient is a constant; under ``tanh``, the
+# same ``exp`` raises. A ``.grad`` that stays ``None`` after ``.backward()`` is another matter:
 # :ref:`the warning on a tensor that is not a leaf <error-index-non-leaf>`.
 
 
@@ -351,7 +353,7 @@ assert message == "torch.compile with aot_autograd does not currently support do
 
 
 def second_through_grad_attribute(f):
-    """d2/dx2 of f at x, with .backward(create_graph=True) for the first pass."""
+    """As second_derivative, with .backward(create_graph=True) for the first pass."""
     leaf = x.detach().requires_grad_()
     # warnings_of keeps a warning off the page (the reference cycle, if not yet given)
     warnings_of(lambda: f(leaf).sum().backward(create_graph=True))
@@ -412,9 +414,9 @@ for name, (cut, fixed, reference, second) in cases.items():
 # ``g.norm()``), whose backward gives 0 at 0, or a small constant added
 # inside the square root. Both fix the penalty, which needs only the norm's
 # first derivative. Where the norm's own second derivative is taken at 0,
-# ``vector_norm`` gives nan too, and only the constant keeps it finite
-# (:ref:`lesson 18 <error-index-builtins>`, distances between coincident
-# points).
+# ``vector_norm`` gives nan too, and the constant keeps it finite (an
+# approximation: at 0 the true one does not exist; :ref:`lesson 18
+# <error-index-builtins>`, distances between coincident points).
 
 weights = torch.tensor([-1.0, -2.0, 0.5], dtype=torch.float64, requires_grad=True)
 

@@ -36,7 +36,10 @@ WALKED = [f"lessons/{LESSON.stem}.html", "lessons/index.html", "summary.html", "
 # The error index's pages, whose printed messages the search must find.
 ERROR_INDEXES = [p for p in LESSONS if p.name.startswith(("15_", "16_", "17_"))]
 # What the search box finds: the first term is typed into the home page's box.
-TERMS = {"en": ["gradgradcheck", "Hessian"], "zh_CN": ["梯度", "计算图", "反向传播"]}
+# Chinese phrases typed without spaces, which the index holds only as their
+# words (ext/translation/search-splitter.js), each with the lesson it names.
+PHRASES = {"自定义算子": "12_custom_ops", "梯度惩罚": "10_second_derivatives", "不报错": "19_"}
+TERMS = {"en": ["gradgradcheck", "Hessian"], "zh_CN": ["梯度", "计算图", "反向传播", *PHRASES]}
 
 
 @dataclass
@@ -447,6 +450,19 @@ def test_search_box_finds_the_lessons(light, lang):
     found = light(lang)["index.html"].facts["search"]
     for term in TERMS[lang]:
         assert any("lessons/" in href for href in found[term]), (term, found[term])
+
+
+def test_a_chinese_phrase_finds_the_pages_of_its_words(light, site):
+    """The search page splits a query only at spaces; the index split the
+    pages with jieba, so a phrase is none of its words."""
+    import json
+
+    text = (site.html / "zh_CN" / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    found = light("zh_CN")["index.html"].facts["search"]
+    for phrase, stem in PHRASES.items():
+        assert phrase not in index["terms"] and phrase not in index["titleterms"], phrase
+        assert any(stem in href for href in found[phrase]), (phrase, found[phrase])
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

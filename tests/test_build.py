@@ -333,7 +333,7 @@ def test_the_code_on_chinese_pages_has_no_english_comment(site):
 
 
 def test_chinese_api_links_say_where_they_lead_in_chinese_punctuation(site):
-    """intersphinx's tooltip comes from sphinx.po (docs/_templates/sphinx-messages.html):
+    """intersphinx's tooltip comes from sphinx.po (ext/translation/theme_labels.py):
     Sphinx's own Chinese for it has half-width brackets."""
     titles = {
         title

@@ -7,7 +7,7 @@ Chinese words are given to jieba as a user dictionary, through Sphinx's
 documented ``html_search_options = {"dict": PATH}`` for Chinese: conf.py
 names the file, and a Chinese build writes it here from the table of terms.
 
-One shim remains, :class:`ChineseSearch`, in two parts. Upstream limitation: Sphinx 9.0
+One shim remains, :class:`ChineseSearch`, in three parts. Upstream limitation: Sphinx 9.0
 gives Chinese pages the English stemmer (for Latin words) but writes
 ``window.Stemmer = ChineseStemmer`` into language_data.js, which no script
 defines, so the search page fails with "ChineseStemmer is not defined"
@@ -22,6 +22,12 @@ does. Sphinx's Chinese search drops every one-letter word, while the search page
 splits "don't" into "don" and "t", and accepts a page that lacks a short word only
 if it lacks all of them: a pasted PyTorch message with "you're" (a short "re" that
 the page has) and "don't" (a "t" that no Chinese page had) found nothing.
+
+Its third part splits a Chinese query as the index was split: the search
+page splits a query only at spaces and punctuation, so 自定义算子 was one
+word, which the index (自定义, 算子) does not have, and found nothing. The
+splitter is search-splitter.js, given through ``js_splitter_code``, the
+documented attribute of a search language for its query splitter.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ class ChineseSearch(SearchChinese):
     """Sphinx's Chinese search, naming the stemmer it uses (see above)."""
 
     language_name = "English"
+    js_splitter_code = (Path(__file__).parent / "search-splitter.js").read_text(encoding="utf-8")
 
     def __init__(self, options: dict[str, str]) -> None:
         import jieba

@@ -97,6 +97,12 @@ NO_RESULTS = (
     "spelled correctly and that you've selected enough categories."
 )
 SCRIPT_STRINGS = (NO_RESULTS,)
+# Sphinx's own words in Python that the site translates anew, through
+# sphinx.po, which Sphinx reads before its own catalog: intersphinx's tooltip on
+# a link to PyTorch's API (sphinx/ext/intersphinx/_resolve.py), whose Chinese
+# in Sphinx's catalog has half-width brackets. Sphinx's gettext builder puts
+# into sphinx.pot only the words of templates, so add_messages adds these.
+PYTHON_STRINGS = ("(in %s %s)", "(in %s)")
 # sphinx-copybutton's words, by its key in its script, with its English as the msgid.
 COPY_BUTTON = {
     "copy": "Copy",
@@ -119,7 +125,7 @@ def add_messages(app) -> None:
         for path in sorted(Path(folder).rglob("*.html")):
             for line, _function, msgid in extract(path.read_text(encoding="utf-8")):
                 catalog.add(msgid, MsgOrigin(str(path), line))
-    strings = (*SITE_STRINGS, *SCRIPT_STRINGS, *COPY_BUTTON.values())
+    strings = (*SITE_STRINGS, *SCRIPT_STRINGS, *PYTHON_STRINGS, *COPY_BUTTON.values())
     for msgid in (app.config.html_title, app.config.copyright, *strings):
         catalog.add(msgid, MsgOrigin(__file__, 0))
 

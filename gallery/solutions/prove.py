@@ -117,8 +117,8 @@ def _generic(s):
 
 def _lost(s):
     """Lessons 01-05: a backward whose result autograd cannot differentiate, or that returns
-    nothing, an output marked non-differentiable, and a tensor kept on ctx inside an object;
-    each named by the check."""
+    nothing, an output marked non-differentiable, and a tensor kept on ctx inside an object or
+    a deque (a container that is not a list, tuple or dict); each named by the check."""
 
     def no_grad_backward(ctx, *grads):
         with torch.no_grad():
@@ -139,11 +139,16 @@ def _lost(s):
         ctx.kept = types.SimpleNamespace(x=x)  # a tensor inside an object of its own
         return s.forward(ctx, x)
 
+    def keep_in_deque(ctx, x):
+        ctx.kept = collections.deque([x])
+        return s.forward(ctx, x)
+
     return {
         "a tensor kept on ctx in an object (ctx.kept = SimpleNamespace(x=x))": (
             _variant(s, forward=keep_in_object),
             "ctx.kept",
         ),
+        "a tensor kept on ctx in a deque": (_variant(s, forward=keep_in_deque), "ctx.kept"),
         "a backward computed under torch.no_grad": (
             _variant(s, backward=no_grad_backward),
             "result has no graph, because it was computed under torch.no_grad",
@@ -161,16 +166,6 @@ def _lost(s):
             "does not require grad: do not mark it non-differentiable",
         ),
     }
-
-
-def _in_deque(s):
-    """Lessons 01-03: a tensor kept on ctx in a container that is not a list, tuple or dict."""
-
-    def forward(ctx, x):
-        ctx.kept = collections.deque([x])
-        return s.forward(ctx, x)
-
-    return {"a tensor kept on ctx in a deque": (_variant(s, forward=forward), "ctx.kept")}
 
 
 def _log1p_square(ns):
@@ -191,7 +186,6 @@ def _log1p_square(ns):
 
     return {
         **_lost(s),
-        **_in_deque(s),
         "1 + x**2 saved as an intermediate": (
             _variant(s, forward, backward),
             "made in forward, it is a constant to autograd",
@@ -225,7 +219,6 @@ def _sigmoid(ns):
 
     return {
         **_lost(s),
-        **_in_deque(s),
         "the input saved instead of the output": (
             _variant(s, save_input, from_input),
             "save the output",
@@ -279,7 +272,6 @@ def _x_exp(ns):
 
     return {
         **_lost(s),
-        **_in_deque(s),
         "exp(x) computed again in backward instead of saved": (
             _variant(s, save_input, recompute),
             "save exp(x)",
