@@ -338,26 +338,26 @@ assert outcomes[2] == outcomes[4] == expected and outcomes[3] is None
 #
 # .. _compile-caches:
 #
-# ``inductor`` keeps what it compiles in two caches on disk, in the folder
+# ``inductor`` keeps what it compiles on disk, in the folder
 # ``TORCHINDUCTOR_CACHE_DIR`` names (by default one per user in the system's
-# temporary folder), and reuses them for the same graph, after
-# ``torch._dynamo.reset()`` and in later processes too. AOTAutograd's cache
-# keeps the compiled forward and backward, so the backward that first
-# compiled a graph into it decides, in this process or an earlier one: after
-# a training step has filled it, even a first backward that keeps the graph
-# raises, and after a backward that kept the graph has filled it, a later
-# ordinary backward donates nothing. ``TORCHINDUCTOR_AUTOGRAD_CACHE=0`` in the
-# environment turns it off (in Python,
+# temporary folder). Two of its caches there matter here; it reuses them for
+# the same graph, after ``torch._dynamo.reset()`` and in later processes too.
+# AOTAutograd's cache keeps the compiled forward and backward, so the backward
+# that first compiled a graph into it decides, in this process or an earlier
+# one: after a training step has filled it, even a first backward that keeps
+# the graph raises, and after a backward that kept the graph has filled it, a
+# later ordinary backward donates nothing. ``TORCHINDUCTOR_AUTOGRAD_CACHE=0``
+# in the environment turns it off (in Python,
 # ``torch._functorch.config.enable_autograd_cache = False``), and then
-# ``inductor``'s errors are those this page shows. The FX graph cache keeps
-# the code ``inductor`` generates for each graph, a backward's included, and
-# can still hand back one that reuses donated memory (see below);
+# ``inductor``'s errors are those this page shows. The FX graph cache keeps the
+# code ``inductor`` generates for each graph, a backward's included, and can
+# still hand back one that reuses donated memory (see below);
 # ``TORCHINDUCTOR_FX_GRAPH_CACHE=0`` turns it off
 # (``torch._inductor.config.fx_graph_cache = False``). The backends this page
 # compiles with keep nothing on disk, and Dynamo keeps something only with a
 # job id set (see dynamic shapes below), so without one nothing an earlier run
-# left behind changes what the page shows: the assert before the summary
-# checks that none of its compiles looked in AOTAutograd's cache.
+# left behind changes what the page shows: the assert before the summary checks
+# that none of its compiles looked in AOTAutograd's cache.
 #
 # What counts is ``torch._functorch.config.donated_buffer`` when the later
 # backward runs: set to ``False`` around it, as the message says,
@@ -454,10 +454,13 @@ assert first_pass.startswith(DONATED)
 # for fixed shapes and, when a size changes (a smaller last batch, say),
 # compiles again with that size symbolic: the critic's penalty then meets
 # this error in place of the double-backward one. With a job id,
-# ``TORCH_COMPILE_JOB_ID``, Dynamo remembers this on disk across runs, and a
-# later run compiles that size symbolic from its first call. With fixed
-# shapes, the critic meets it too after an ordinary backward through the same
-# graph (an input that requires grad, as the penalty's does), run last below.
+# ``TORCH_COMPILE_JOB_ID``, Dynamo remembers this on disk for a function
+# passed to ``torch.compile``, and a later run compiles that size symbolic from
+# its first call. For a module passed to it, such as this critic, Dynamo on
+# 2.13 files what it remembers under a new key in every run, so a later run
+# starts with fixed shapes again. With fixed shapes, the critic meets this
+# error too after an ordinary backward through the same graph (an input that
+# requires grad, as the penalty's does), run last below.
 
 dynamic_first = second_or_error(torch.compile(two_tanh_c, backend=BACKEND, dynamic=True))
 print("2 tanh(xW), dynamic=True:", clause(dynamic_first))
@@ -594,7 +597,8 @@ for grads in (dynamo_only, own_backend, inner):
 #
 # A Function applied as here, not under :func:`torch.func.grad`, whose
 # ``backward`` Dynamo cannot trace is not captured: Dynamo breaks the graph
-# there and runs the Function eagerly, and the second derivative is right. A
+# there and runs the Function eagerly (inside a model built like this critic,
+# perhaps the layers around it too), and the second derivative is right. A
 # ``backward`` that checks its incoming gradient for NaN is one: it branches on
 # a tensor's value. Which of the two a Function gets depends on its code; rely
 # on neither.
@@ -674,8 +678,8 @@ assert cache_lookups() == lookups_before  # no compile of this page used the dis
 #   captures that ``backward`` with grad mode off. The same happens, with
 #   AOTAutograd too, to such a Function under :func:`torch.func.grad` inside
 #   the compiled function. A Function applied directly whose ``backward``
-#   Dynamo cannot trace runs eagerly, and is right under a backend without
-#   AOTAutograd.
+#   Dynamo cannot trace runs eagerly, perhaps with the layers around it, and
+#   is right under a backend without AOTAutograd.
 # * Compile what is differentiated once; run the path that is differentiated
 #   twice in eager mode, and check the step against eager mode.
 #

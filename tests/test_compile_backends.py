@@ -141,6 +141,9 @@ def test_a_compiled_part_that_saves_nothing_tracked_alone(backend):
     with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
         torch.autograd.grad(first().sum(), x)
     assert torch.autograd.grad(first().sum(), x, allow_unused=True) == (None,)
+    x.grad = None
+    first().sum().backward(inputs=[x])  # passes the node by, silently
+    assert x.grad is None
     with pytest.raises(RuntimeError) as error:
         first().sum().backward()
     assert str(error.value) == DOUBLE_BACKWARD
