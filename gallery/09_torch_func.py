@@ -301,9 +301,10 @@ assert "flat_bdims must not be None" in message
 # ``backward`` marked; ``incoming`` records whether its incoming gradient
 # requires grad. Alone, it gives zeros. In :math:`\tanh(\sin u)`, the term
 # :math:`\tanh''(\sin u) \cos^2 u` passes through the marked ``backward`` and
-# is lost; only :math:`-\tanh'(\sin u) \sin u` is left. In these cases
-# ``TanhMarked`` is the last operation, so its incoming gradient is a constant
-# and there is no error node at all (case 3 of lesson 05).
+# is lost; only :math:`-\tanh'(\sin u) \sin u` is left. In these cases, and
+# in :math:`L` under ``jacrev(jacrev(L))``, nothing but a sum follows
+# ``TanhMarked``: its incoming gradient is a constant, and there is no error
+# node at all (case 3 of lesson 05).
 
 from torch.autograd.function import once_differentiable
 
