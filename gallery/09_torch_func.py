@@ -293,28 +293,35 @@ assert "flat_bdims must not be None" in message
 # --------------------------------------
 #
 # :func:`~torch.autograd.function.once_differentiable` puts an error node on
-# what a ``backward`` returns (:ref:`lesson 05 <lesson-untracked-backward>`).
-# ``grad(grad(f))`` and ``jacrev(jacrev(f))`` never run it. They take what the
-# marked ``backward`` returns as a constant and drop every term of the second
-# derivative that passes through it, without an error. ``TanhMarked`` is
-# ``Tanh`` with its ``backward`` marked. Alone, it gives zeros. In
-# :math:`\tanh(\sin u)`, the term :math:`\tanh''(\sin u) \cos^2 u` passes
-# through the marked ``backward`` and is lost; only
-# :math:`-\tanh'(\sin u) \sin u` is left.
+# what a ``backward`` returns when an incoming gradient requires grad
+# (:ref:`lesson 05 <lesson-untracked-backward>`). ``grad(grad(f))`` and
+# ``jacrev(jacrev(f))`` never raise its error. They take what the marked
+# ``backward`` returns as a constant and drop every term of the second
+# derivative that passes through it. ``TanhMarked`` is ``Tanh`` with its
+# ``backward`` marked; ``incoming`` records whether its incoming gradient
+# requires grad. Alone, it gives zeros. In :math:`\tanh(\sin u)`, the term
+# :math:`\tanh''(\sin u) \cos^2 u` passes through the marked ``backward`` and
+# is lost; only :math:`-\tanh'(\sin u) \sin u` is left. In these cases, and
+# in :math:`L` under ``jacrev(jacrev(L))``, nothing but a sum follows
+# ``TanhMarked``: its incoming gradient is a constant, and there is no error
+# node at all (case 3 of lesson 05).
 
 from torch.autograd.function import once_differentiable
+
+incoming = []
 
 
 class TanhMarked(Tanh):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad_out):
+        incoming.append(grad_out.requires_grad)  # what the mark tests
         (y,) = ctx.saved_tensors
         return grad_out * (1 - y * y)
 
 
-def grad_grad(function, inner=lambda u: u):
-    return func.vmap(func.grad(func.grad(lambda u: function.apply(inner(u)))))(points)
+def grad_grad(function, inner=lambda u: u, outer=lambda v: v):
+    return func.vmap(func.grad(func.grad(lambda u: outer(function.apply(inner(u))))))(points)
 
 
 ts = torch.tanh(points.sin())
@@ -328,6 +335,33 @@ assert torch.allclose(grad_grad(TanhMarked, torch.sin), kept)
 assert lost.abs().min() > 1e-3
 assert result_or_error(jacrev_jacrev, TanhMarked).eq(0).all()
 assert H_formula.abs().min() > 1e-3
+assert incoming and not any(incoming)
+
+# %%
+# In :math:`\sin(\tanh u)`, the incoming gradient of ``TanhMarked`` is
+# :math:`\cos(\tanh u)`. It depends on :math:`u`, so it requires grad, and
+# the error node is made. Built eagerly, this graph raises under
+# ``.backward()``, which runs the node. ``grad(grad(f))`` does not run it: it
+# returns zeros, with no error, where the second derivative is
+# :math:`\cos(\tanh u) \tanh''(u) - \sin(\tanh u) \tanh'(u)^2`.
+
+incoming.clear()
+sin_marked = grad_grad(TanhMarked, outer=torch.sin)
+print("grad(grad(sin(tanh))), marked:", sin_marked)
+assert incoming and all(incoming)
+true_d2 = torch.cos(t) * -2 * t * (1 - t**2) - torch.sin(t) * (1 - t**2) ** 2
+assert torch.allclose(grad_grad(Tanh, outer=torch.sin), true_d2)
+assert sin_marked.eq(0).all() and true_d2.abs().min() > 1e-3
+
+u = points.clone().requires_grad_()
+(g,) = torch.autograd.grad(torch.sin(TanhMarked.apply(u)).sum(), u, create_graph=True)
+try:
+    g.sum().backward()
+    eager = ""
+except RuntimeError as error:
+    eager = str(error)
+print("eager .backward():", eager)
+assert eager.startswith("trying to differentiate twice")
 
 # %%
 # Your own vmap rule
