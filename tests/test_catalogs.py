@@ -569,6 +569,19 @@ def test_pytorchs_message_in_a_heading_is_glossed_in_chinese(tmp_path):
     assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []
 
 
+def test_the_gloss_may_set_pytorchs_names_as_code_and_nothing_else_may(tmp_path):
+    """The gloss renders PyTorch's English message, whose names are code in
+    Chinese too; anywhere else a literal the English lacks is refused."""
+    base = tmp_path / "zh_CN" / "LC_MESSAGES" / "lessons"
+    heading = ("``x has no grad_fn``",) * 2
+    below = "**Cause:** ``x`` was detached."
+    po = write_po(base / "15_a.po", [heading, (below, "**含义**：``x`` 没有 ``grad_fn``。**原因**：``x`` 被分离了。")], SIGNED)  # fmt: skip
+    assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []
+    write_po(po, [heading, (below, "**含义**：x 没有 grad_fn。**原因**：``x`` 被 ``detach`` 分离了。")], SIGNED)  # fmt: skip
+    (error,) = catalogs.check(["zh_CN"], True, tmp_path, tmp_path)
+    assert "does not keep the markup" in error
+
+
 def test_markup_that_rest_reads_as_text_is_refused(tmp_path):
     """A role right after ） is plain text to reST, without a complaint from
     docutils, though every character of the markup is kept: refused, naming

@@ -489,6 +489,20 @@ _MESSAGE_HEADING = re.compile(r"``[^`]+``")
 GLOSS = "**含义**："
 
 
+def gloss_code(msgstr: str) -> str:
+    """*msgstr* with the inline literals of its gloss (GLOSS up to the first
+    。) made plain words: the gloss renders PyTorch's English message, whose
+    names (``grad_fn``) are code in Chinese too, though the English has no
+    such literals to keep. Only for the markup checks."""
+    start = msgstr.find(GLOSS)
+    if start < 0:
+        return msgstr
+    end = msgstr.find("。", start)
+    end = len(msgstr) if end < 0 else end
+    gloss = re.sub(r"``[^`]+``", "code", msgstr[start:end])
+    return msgstr[:start] + gloss + msgstr[end:]
+
+
 def gloss_problems(path: Path, entries: list[polib.POEntry]) -> list[str]:
     """PyTorch's messages stay English in the error pages' headings; the Chinese
     of the paragraph under each begins its explanation with a gloss, GLOSS."""
@@ -528,12 +542,12 @@ def check(
             entries = catalog.translated_entries()
             translated[domain] = (path, entries)
             parsed = (
-                rst_problems([e.msgstr for e in entries], [e.msgid for e in entries])
+                rst_problems([gloss_code(e.msgstr) for e in entries], [e.msgid for e in entries])
                 if syntax == "rst"
                 else []
             )
             for i, entry in enumerate(entries):
-                found = markup_problems(entry.msgid, entry.msgstr, syntax)
+                found = markup_problems(entry.msgid, gloss_code(entry.msgstr), syntax)
                 found += parsed[i] if parsed and not found else []
                 if style:
                     kind = "code" if entry.msgid in in_code else syntax
