@@ -78,10 +78,11 @@ SOLUTION_APART = (
     "A solution, checked by the same function as your answer. It is kept apart "
     "from the exercise: try the exercise first."
 )
+# Shown as plain text in a notebook's output: no markup.
 NO_DOT = (
-    "Graphviz's ``dot`` is not installed, so this notebook shows each graph as "
-    "text. To draw them, install it (``sudo apt-get install graphviz``, ``brew "
-    "install graphviz`` or ``conda install graphviz``) and run the notebook again."
+    "Graphviz's dot is not installed, so this notebook shows each graph as text. "
+    "To draw them, install it (sudo apt-get install graphviz, brew install graphviz "
+    "or conda install graphviz) and run the notebook again."
 )
 TOGGLE = "Toggle navigation of %s"  # Furo's
 SITE_STRINGS = (
