@@ -883,7 +883,8 @@ assert torch.equal(doubled, 2 * rows)
 # that requires grad and returned a view such as ``x.view_as(x)`` (the
 # input itself is then no view), a change made later with grad mode on is
 # refused too, with a message that begins "A view was created in no_grad
-# mode".
+# mode"; so is a change that brings in a tensor requiring grad when the
+# Function ran on inputs that required none.
 # **Fix:** clone the output before changing it; or return
 # ``x.clone()`` from ``forward``, as ``PowerCloned`` does; or make the
 # change out of place, ``y = y * 2`` (all below).
@@ -929,6 +930,10 @@ with torch.no_grad():
 message = message_of(RuntimeError, lambda: double_in_place(made_without_grad))
 assert message.startswith("A view was created in no_grad mode and is being modified inplace")
 assert torch.equal(double_in_place(made_without_grad.clone()), 2 * x)  # the fix
+made_from_constants = PowerFixed.apply(x.detach().clone(), 1)  # no input requires grad
+message = message_of(RuntimeError, lambda: made_from_constants.mul_(x))
+assert message.startswith("A view was created in no_grad mode and is being modified inplace")
+assert torch.equal(double_in_place(made_from_constants), 2 * x.detach())  # by 2: allowed
 twos = torch.full_like(x, 2.0)
 for fixed in (
     lambda: double_in_place(PowerFixed.apply(x, 1).clone()),  # cloned after
