@@ -543,9 +543,10 @@ assert "it must override the setup_context staticmethod" in message  # square: a
 # :func:`torch.autograd.grad`, and checkpoint with ``use_reentrant=False``:
 # with ``use_reentrant=True``, ``torch.autograd.grad`` stops at the message
 # "incompatible with .grad()" of :ref:`lesson 15 <lesson-error-index>`, as
-# the last lines below show. Or keep the transform and leave checkpointing (and the memory it
-# saves) or the hooks out of the transformed code. :ref:`Lesson 14
-# <lesson-cost>`
+# the last lines below show. Or keep the transform and let no saved-tensor
+# hook be active while it runs, neither inside the transformed function nor
+# around the call (below): so no checkpointing, and none of the memory it
+# saves. :ref:`Lesson 14 <lesson-cost>`
 
 from torch.utils.checkpoint import checkpoint
 
@@ -561,6 +562,11 @@ assert "it must override the setup_context staticmethod" in message
 assert torch.allclose(torch.autograd.grad(checkpointed_cube_sum(x), x)[0], 3 * x**2)
 message = message_of(RuntimeError, lambda: torch.autograd.grad(checkpointed_cube_sum(x, True), x))
 assert "incompatible with .grad()" in message
+cube_grad = torch.func.grad(lambda t: t.pow(3).sum())  # no checkpointing inside
+with torch.autograd.graph.save_on_cpu():  # a hook around the call
+    message = message_of(RuntimeError, lambda: cube_grad(x.detach()))
+assert "don't yet support saved tensor hooks" in message
+assert torch.allclose(cube_grad(x.detach()), 3 * x**2)  # no hook active: works
 
 # %%
 # ``During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call in-place operation``
