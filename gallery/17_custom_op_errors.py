@@ -584,9 +584,8 @@ assert torch.allclose(cube_grad(x.detach()), 3 * x**2)  # no hook active: works
 # them, or with any transform, make the function pure: return the new value
 # as a second output (``has_aux=True``, which every transform named here but
 # ``hessian`` takes), and apply it outside the transform (below). Under
-# ``vmap``, the same change reads ``output with shape [3] doesn't match the
-# broadcast shape [2, 3]`` for a batch of 2 (below); make the function pure
-# there too. :ref:`Lesson 09 <lesson-torch-func>`
+# ``vmap``, the same change stops at another message: next entry.
+# :ref:`Lesson 09 <lesson-torch-func>`
 
 total = torch.zeros(3, dtype=torch.float64)
 
@@ -598,9 +597,6 @@ def cube_sum_counted(t):
 
 message = message_of(RuntimeError, lambda: torch.func.grad(cube_sum_counted)(x.detach()))
 assert "attempted to call in-place operation (aten::add_.Tensor)" in message
-batch = x.detach().expand(2, 3)
-message = message_of(RuntimeError, lambda: torch.func.vmap(cube_sum_counted)(batch))
-assert message == "output with shape [3] doesn't match the broadcast shape [2, 3]"
 
 
 def cube_sum_counting(t, total):
@@ -622,6 +618,40 @@ _, vjp_fn, new_total = torch.func.vjp(cube_sum_and_total, x.detach(), has_aux=Tr
 (grad,) = vjp_fn(torch.tensor(1.0, dtype=torch.float64))
 total.copy_(new_total)  # applied outside the transform
 assert torch.allclose(grad, 3 * x**2) and torch.equal(total, 2 * x.detach())
+
+# %%
+# ``vmap: inplace arithmetic(self, *extra_args) is not possible``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** under ``vmap``, an in-place op (``copy_``, ``mul_``, an index
+# assignment such as ``buffer[:] = y``) wrote a batched value into a tensor
+# that ``vmap`` does not batch: one captured from outside, such as ``total``
+# above, or one made from a shape, ``torch.zeros(t.shape)``, since
+# ``t.shape`` is then one element's shape. The ``forward`` of a Function
+# with ``generate_vmap_rule = True`` meets it the same way. ``add_`` and
+# ``+=`` raise instead, for a batch of 2,
+# ``output with shape [3] doesn't match the broadcast shape [2, 3]``.
+# **Fix:** make the buffer from the batched
+# tensor, ``torch.zeros_like(t)`` or ``t.new_zeros(t.shape)``, or compute
+# out of place; for a captured tensor, make the function pure (entry above).
+# All below. :ref:`Lesson 09 <lesson-torch-func>`
+
+
+def cube_into(t, buffer):
+    buffer[:] = t**3  # in place: buffer must be batched as t is
+    return buffer
+
+
+batch = x.detach().expand(2, 3)
+message = message_of(RuntimeError, lambda: torch.func.vmap(lambda t: cube_into(t, total))(batch))
+assert message.startswith("vmap: inplace arithmetic(self, *extra_args) is not possible")
+unbatched = torch.func.vmap(lambda t: cube_into(t, torch.zeros(t.shape, dtype=t.dtype)))
+message = message_of(RuntimeError, lambda: unbatched(batch))
+assert message.startswith("vmap: inplace arithmetic(self, *extra_args) is not possible")
+message = message_of(RuntimeError, lambda: torch.func.vmap(cube_sum_counted)(batch))
+assert message == "output with shape [3] doesn't match the broadcast shape [2, 3]"  # add_
+assert torch.equal(torch.func.vmap(lambda t: cube_into(t, torch.zeros_like(t)))(batch), batch**3)
+assert torch.equal(torch.func.vmap(lambda t: cube_into(t, t.new_zeros(t.shape)))(batch), batch**3)
 
 # %%
 # ``You tried to vmap over ..., but it does not have vmap support``
