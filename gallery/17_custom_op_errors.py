@@ -648,8 +648,8 @@ assert message.startswith("vmap: inplace arithmetic(self, *extra_args) is not po
 unbatched = torch.func.vmap(lambda t: cube_into(t, torch.zeros(t.shape, dtype=t.dtype)))
 message = message_of(RuntimeError, lambda: unbatched(batch))
 assert message.startswith("vmap: inplace arithmetic(self, *extra_args) is not possible")
-message = message_of(RuntimeError, lambda: torch.func.vmap(cube_sum_counted)(batch))
-assert message == "output with shape [3] doesn't match the broadcast shape [2, 3]"  # add_
+message = message_of(RuntimeError, lambda: torch.func.vmap(cube_sum_counted)(batch))  # with add_
+assert message == "output with shape [3] doesn't match the broadcast shape [2, 3]"
 assert torch.equal(torch.func.vmap(lambda t: cube_into(t, torch.zeros_like(t)))(batch), batch**3)
 assert torch.equal(torch.func.vmap(lambda t: cube_into(t, t.new_zeros(t.shape)))(batch), batch**3)
 
