@@ -189,7 +189,7 @@ def test_an_exercise_is_a_workbook(tmp_path):
     assert "".join(cells[0]["source"]).startswith("%pip install")
     no_dot = "".join(cells[1]["source"])
     assert 'shutil.which("dot") is None' in no_dot and "for_type(graphviz.Digraph" in no_dot
-    assert "Graphviz's ``dot`` is not installed" in no_dot
+    assert "Graphviz's dot is not installed" in no_dot
     assert "".join(cells[-1]["source"]) == "check_a(Answer)"
     without = reader_files(lesson, None, str, Linker({}, {}, {}), tmp_path / "out")
     assert "# Your answer" not in without["01_a.py"].decode() and "01_answer.py" not in without
