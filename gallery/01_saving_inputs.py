@@ -24,11 +24,11 @@ This lesson shows why, and gives the model that later lessons use.
 # * **Backward is recorded only when the caller asks.**
 #   :func:`torch.autograd.grad` and ``.backward()`` ask under
 #   ``create_graph=True``; the ``torch.func`` transforms that run backward
-#   (``grad``, ``vjp``, ``jacrev``) always, for a Function in the
-#   ``setup_context`` form they require (:ref:`lesson 09 <lesson-torch-func>`;
-#   ``Square`` below raises under them). Only then does ``backward`` run with
-#   grad mode on, so that what it computes from tensors that require grad is
-#   recorded.
+#   (``grad`` always, ``vjp`` and ``jacrev`` with grad mode on), for a
+#   Function in the ``setup_context`` form they require (:ref:`lesson 09
+#   <lesson-torch-func>`; ``Square`` below raises under them). Only then does
+#   ``backward`` run with grad mode on, so what it computes from tensors
+#   requiring grad is recorded.
 #
 # Take :math:`f(x) = x^2`, with :math:`f'(x) = 2x`. Backward needs only the
 # input.

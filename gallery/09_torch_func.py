@@ -289,12 +289,12 @@ assert "flat_bdims must not be None" in message
 # %%
 # .. _func-once-differentiable:
 #
-# A marked backward: zeros, and no error
-# --------------------------------------
+# A marked backward: lost terms, and no error
+# -------------------------------------------
 #
 # :func:`~torch.autograd.function.once_differentiable` puts an error node on
-# what a ``backward`` returns when an incoming gradient requires grad
-# (:ref:`lesson 05 <lesson-untracked-backward>`). ``grad(grad(f))`` and
+# what a ``backward`` returns when grad mode is on and an incoming gradient
+# requires grad (:ref:`lesson 05 <lesson-untracked-backward>`). ``grad(grad(f))`` and
 # ``jacrev(jacrev(f))`` never raise its error. They take what the marked
 # ``backward`` returns as a constant and drop every term of the second
 # derivative that passes through it. ``TanhMarked`` is ``Tanh`` with its
@@ -302,8 +302,8 @@ assert "flat_bdims must not be None" in message
 # requires grad. Alone, it gives zeros. In :math:`\tanh(\sin u)`, the term
 # :math:`\tanh''(\sin u) \cos^2 u` passes through the marked ``backward`` and
 # is lost; only :math:`-\tanh'(\sin u) \sin u` is left. In these cases, and
-# in :math:`L` under ``jacrev(jacrev(L))``, nothing but a sum follows
-# ``TanhMarked``: its incoming gradient is a constant, and there is no error
+# in :math:`L` under ``jacrev(jacrev(L))``, nothing but, at most, a sum
+# follows ``TanhMarked``: its incoming gradient is a constant, and there is no error
 # node at all (case 3 of lesson 05).
 
 from torch.autograd.function import once_differentiable
@@ -343,7 +343,10 @@ assert incoming and not any(incoming)
 # the error node is made. Built eagerly, this graph raises under
 # ``.backward()``, which runs the node. ``grad(grad(f))`` does not run it: it
 # returns zeros, with no error, where the second derivative is
-# :math:`\cos(\tanh u) \tanh''(u) - \sin(\tanh u) \tanh'(u)^2`.
+# :math:`\cos(\tanh u) \tanh''(u) - \sin(\tanh u) \tanh'(u)^2`. Where
+# :func:`torch.autograd.grad` would stop with "appears to not have been used
+# in the graph", ``torch.func.grad`` returns zeros for an input it finds no
+# path to.
 
 incoming.clear()
 sin_marked = grad_grad(TanhMarked, outer=torch.sin)

@@ -20,8 +20,8 @@ the forward saves for the backward, and generates code. This lesson compiles
 with ``backend="aot_eager_decomp_partition"``, which uses the same
 decompositions and partitioner but neither inductor's graph rewrites nor its
 code generation, so it runs on a CPU in a moment. This site's tests run the
-examples that the lesson compiles that way again, with their own random
-values, with ``inductor`` too, and get the same results (in a cache folder of
+examples that the lesson compiles that way again, with ``inductor`` too, and
+get the same results (in a cache folder of
 their own, with AOTAutograd's cache, described below, off); they also check
 what the page says of ``inductor`` alone. Where plain
 ``backend="aot_eager"``, which has the same partitioner but not inductor's
@@ -359,13 +359,15 @@ assert outcomes[2] == outcomes[4] == expected and outcomes[3] is None
 # left behind changes what the page shows: the assert before the summary checks
 # that none of its compiles looked in AOTAutograd's cache.
 #
-# What counts is ``torch._functorch.config.donated_buffer`` when the later
-# backward runs: set to ``False`` around it, as the message says,
+# The check reads ``torch._functorch.config.donated_buffer`` when the later
+# backward runs (its value at compile time counts too, below): set to
+# ``False`` around it, as the message says,
 # :math:`2\tanh(xW)` gives :math:`h'' = 2` again, from the same compiled
 # function. That only skips the check. The backward was compiled with donated
-# buffers, and ``inductor``'s compiled backward does reuse their memory: run
-# a second time through a graph kept with ``retain_graph=True``, with the
-# flag off only at run time, it returned wrong gradients without an error
+# buffers, and ``inductor``'s compiled backward may reuse their memory: in
+# the one case measured (:math:`2\tanh(xW)`, :math:`W` of 64 by 64), run a
+# second time through a graph kept with ``retain_graph=True``, with the flag
+# off only at run time, it returned wrong gradients without an error
 # (measured off this page, where ``inductor`` would be slow to compile;
 # ``aot_eager_decomp_partition`` reuses no memory). Keep the flag off from
 # before the first call. Compiling again is not enough with ``inductor`` while

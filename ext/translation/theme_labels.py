@@ -92,12 +92,14 @@ SITE_STRINGS = (
 
 
 # Sphinx's own words in its scripts that the site translates anew: this one
-# speaks of categories, which the site does not have.
+# speaks of categories, which the site does not have; the link that takes the
+# search words' marks off a page, which Sphinx's Chinese calls hiding results.
 NO_RESULTS = (
     "Your search did not match any documents. Please make sure that all words are "
     "spelled correctly and that you've selected enough categories."
 )
-SCRIPT_STRINGS = (NO_RESULTS,)
+HIDE_MATCHES = "Hide Search Matches"
+SCRIPT_STRINGS = (NO_RESULTS, HIDE_MATCHES)
 # Sphinx's own words in Python that the site translates anew, through
 # sphinx.po, which Sphinx reads before its own catalog: intersphinx's tooltip on
 # a link to PyTorch's API (sphinx/ext/intersphinx/_resolve.py), whose Chinese
