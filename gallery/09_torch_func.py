@@ -346,7 +346,10 @@ assert incoming and not any(incoming)
 # :math:`\cos(\tanh u) \tanh''(u) - \sin(\tanh u) \tanh'(u)^2`. Where
 # :func:`torch.autograd.grad` would stop with "appears to not have been used
 # in the graph", ``torch.func.grad`` returns zeros for an input it finds no
-# path to.
+# path to. Marking ``TanhMarked`` is lesson 07's mistake: its ``backward`` is
+# differentiable. A ``backward`` that is not, such as one in NumPy, stops
+# under ``grad`` before any of this
+# (:ref:`lesson 17 <error-index-no-storage>`).
 
 incoming.clear()
 sin_marked = grad_grad(TanhMarked, outer=torch.sin)
