@@ -111,7 +111,8 @@ def test_a_notebook_turns_roles_into_links():
 def test_a_notebook_shows_no_rest():
     """A list-table becomes a Markdown table, its cells translated (an empty
     one stays empty: gettext translates "" as its catalog's header); an
-    escaped space goes, except inside a literal."""
+    escaped space goes, except inside a literal; an anonymous link shows as
+    a link, with no underscore after it."""
     from ext.lessons.downloads import markdown
 
     text = (
@@ -123,6 +124,12 @@ def test_a_notebook_shows_no_rest():
     assert "|  | A | B |\n|---|---|---|\n| 行 | one line \\| two | ``x`` |\n" in out
     assert "list-table" not in out and out.startswith("Before.") and "After" in out
     assert "**蓝色**表示 ``a\\ b``" in out
+    from sphinx_gallery.gen_gallery import DEFAULT_GALLERY_CONF
+    from sphinx_gallery.notebook import rst2md
+
+    link = "See `#1 <https://example.org/1>`__ and `#2 <https://example.org/2>`_ here."
+    shown = rst2md(markdown(link, str), DEFAULT_GALLERY_CONF, "", {})
+    assert shown == "See [#1](https://example.org/1) and [#2](https://example.org/2) here.", shown
 
 
 SOLUTION = '''"""The answer."""

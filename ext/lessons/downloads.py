@@ -350,8 +350,10 @@ LIST_TABLE = re.compile(r"^\.\. list-table::.*\n((?:[ \t]*\n|[ \t]+.*\n)*)", re.
 def markdown(text: str, translate: Callable[[str], str]) -> str:
     """The reST of a text cell made fit for a notebook, which shows no reST:
     a list-table becomes a Markdown table (its cells translated, as on the
-    page), and an escaped space (``**x**\\ y``, which joins markup to a word)
-    goes, except inside a literal."""
+    page), an escaped space (``**x**\\ y``, which joins markup to a word)
+    goes, except inside a literal, and an anonymous link (one ending in two
+    underscores) becomes a named one, the only kind sphinx-gallery's
+    converter reads: it left the second underscore after the link."""
 
     def table(m: re.Match) -> str:
         rows: list[list[str]] = []
@@ -369,7 +371,9 @@ def markdown(text: str, translate: Callable[[str], str]) -> str:
         return "\n".join([lines[0], "|" + "---|" * len(rows[0]), *lines[1:]]) + "\n\n"
 
     parts = re.split(r"(``[^`]+``)", LIST_TABLE.sub(table, text))
-    return "".join(p if i % 2 else re.sub(r"(?<!\\)\\ ", "", p) for i, p in enumerate(parts))
+    plain = (re.sub(r"(?<!\\)\\ ", "", p).replace(">`__", ">`_") for p in parts[::2])
+    parts[::2] = plain
+    return "".join(parts)
 
 
 # A notebook's second cell, for a lesson with graphs. Without Graphviz's dot,
