@@ -27,7 +27,7 @@ This lesson builds one, breaks it, repairs it, and tests it with
 #   type hints become the operator's schema (``mutates_args=()`` says it
 #   changes no input);
 # * :func:`~torch.library.register_fake`: what the output looks like (shape,
-#   dtype, device), computed without data, so that :func:`torch.compile` can
+#   dtype, device, strides), computed without data, so that :func:`torch.compile` can
 #   trace through it;
 # * ``register_autograd(backward, setup_context=...)``, with the
 #   ``setup_context(ctx, inputs, output)`` and ``backward`` of a
@@ -226,7 +226,7 @@ assert torch.allclose(y.grad, 2 * y) and not torch.allclose(y.grad, 2 * y - torc
 warned = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
 assert len(warned) == 4 and all("numpy_cos_raw: an autograd kernel was not" in m for m in warned)
 
-# The same operator with a kernel of PyTorch operations: recorded, and right.
+# The same operator with a kernel of PyTorch operations: recorded, and right in eager mode.
 torch.library.define("dbw::torch_cos_raw", "(Tensor x) -> Tensor")
 
 
@@ -393,8 +393,9 @@ assert torch.allclose(by_autograd, torch.diag(-torch.sin(point)))
 # differentiates the ``jvp`` in reverse mode: it refuses ``SinWithRules``.
 # ``SinTorchRules``, with ``torch.cos`` in both staticmethods, gets the right
 # second derivatives from ``hessian`` and from ``jacrev`` of ``jacfwd``. Not
-# from ``jacfwd`` of ``jacfwd``, which gives zeros: a bug of this PyTorch that
-# hits any Function with a ``jvp``, whatever the ``jvp`` calls
+# from forward over forward (``jacfwd`` of ``jacfwd``, ``jvp`` of ``jvp``),
+# which gives zeros: a bug of this PyTorch that hits any Function with a
+# ``jvp``, whatever the ``jvp`` calls
 # (`pytorch/pytorch#197867
 # <https://github.com/pytorch/pytorch/issues/197867>`__).
 
@@ -455,9 +456,11 @@ assert torch.allclose(fwd_fwd(lambda u: torch.sin(u).sum())(point), right)
 # right, and it finds a missing one only for a ``custom_op``, and only when a
 # sample input requires grad (its ``test_aot_dispatch_dynamic`` then meets the
 # missing-formula error; give it such inputs, as ``x`` below): an
-# operator defined the lower-level way with no autograd kernel, given a fake
-# implementation, passes all its tests (without one, two tests fail for that
-# reason alone), and only gradcheck catches it. Run it beside
+# operator defined the lower-level way with no autograd kernel and a kernel
+# that computes outside PyTorch, given a fake implementation, passes all its
+# tests (without one, two tests fail for that reason alone), and only
+# gradcheck catches it. With a kernel of PyTorch operations,
+# ``test_autograd_registration`` reports the missing autograd kernel. Run it beside
 # :func:`~torch.autograd.gradcheck` and :func:`~torch.autograd.gradgradcheck`;
 # each check it ran reports ``SUCCESS``.
 
@@ -465,6 +468,16 @@ results = torch.library.opcheck(numpy_sin, (x,))
 for name, result in results.items():
     print(f"{name:28} {result}")
 assert set(results.values()) == {"SUCCESS"}
+with warnings.catch_warnings():  # the warning shown above, expected
+    warnings.simplefilter("ignore")
+    registered = {
+        op: torch.library.opcheck(
+            op, (x,), test_utils="test_autograd_registration", raise_exception=False
+        )["test_autograd_registration"]
+        for op in (torch.ops.dbw.numpy_cos_raw, torch.ops.dbw.torch_cos_raw)
+    }
+assert registered[torch.ops.dbw.numpy_cos_raw] == "SUCCESS"
+assert "does not have an autograd kernel" in str(registered[torch.ops.dbw.torch_cos_raw])
 
 # %%
 # An operator whose fake implementation gets the shape wrong passes
@@ -515,7 +528,7 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #      - yes, with ``setup_context``, and a ``backward`` and a ``jvp`` that
 #        call no custom operator; ``vmap``, ``jacfwd`` and ``hessian`` also
 #        need a vmap rule, forward mode a ``jvp``
-#        (:ref:`lesson 09 <lesson-torch-func>`); but ``jacfwd`` of ``jacfwd``
+#        (:ref:`lesson 09 <lesson-torch-func>`); but forward over forward
 #        gives zeros (a PyTorch bug)
 #      - ``grad``, ``vjp``, ``jacrev`` and ``hessian`` refuse it; ``jvp`` and
 #        ``jacfwd`` silently give a zero tangent; ``vmap`` runs it, through a
@@ -640,12 +653,12 @@ assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, tor
 # * Its double backward needs a backward made of operations with gradients;
 #   in reverse mode, a ``custom_op`` without one stops the second pass with an
 #   error. An operator registered the lower-level way for a device or
-#   ``"default"`` without an autograd kernel only warns, and counts as a
-#   constant; one registered for no key or for ``"CompositeImplicitAutograd"``
+#   ``"default"`` without an autograd kernel only warns, and is a constant if
+#   its kernel computes outside PyTorch; one registered for no key or for ``"CompositeImplicitAutograd"``
 #   runs under autograd as it is, and if it computes outside PyTorch, it is a
 #   constant without a warning.
-# * :mod:`torch.func` refuses it in reverse mode and gives zeros in forward
-#   mode; only ``vmap`` runs it. A dual tensor of ``torch.autograd.forward_ad``
+# * :mod:`torch.func` refuses it in reverse mode and gives silent zeros in
+#   forward mode; only ``vmap`` gives a right result. A dual tensor of ``torch.autograd.forward_ad``
 #   comes out of it with no tangent, or, if its primal requires grad (in grad
 #   mode), raises ``NotImplementedError``. A part that :mod:`torch.func` or
 #   forward mode must differentiate is written as a Function, and so is code
