@@ -354,12 +354,17 @@ assert torch.allclose(vjp_fn(torch.ones_like(x))[0], torch.cos(x))
 
 # %%
 # Worse, given what :func:`torch.func.hessian` asks of a Function (a vmap rule
-# and a ``jvp``), ``SinFunction`` goes through it without an error and gives
-# zeros: forward mode differentiates the ``backward`` and meets the tangent
-# that ``numpy_cos``, a custom operator, leaves at zero.
+# and a ``jvp``), a Function whose ``backward`` calls ``numpy_cos`` goes
+# through it without an error and gives zeros: forward mode differentiates the
+# ``backward`` and meets the tangent that ``numpy_cos``, a custom operator,
+# leaves at zero. A custom operator in the ``jvp`` matters instead to
+# ``jacrev`` of ``jacfwd``, which differentiates the ``jvp`` in reverse mode:
+# it refuses the Function, and ``hessian`` is right. Two Functions show each
+# case alone: ``SinOpInBackward`` calls ``numpy_cos`` in its ``backward``
+# only, ``SinOpInJvp`` in its ``jvp`` only.
 
 
-class SinWithRules(SinFunction):
+class SinOpInBackward(SinFunction):
     generate_vmap_rule = True
 
     @staticmethod
@@ -371,36 +376,10 @@ class SinWithRules(SinFunction):
     @staticmethod
     def jvp(ctx, x_tangent):
         (x,) = ctx.saved_tensors
-        return x_tangent * numpy_cos(x)
+        return x_tangent * torch.cos(x)
 
 
-def sin_with_rules_sum(u):
-    return SinWithRules.apply(u).sum()
-
-
-point = x.detach()[0]
-by_func = torch.func.hessian(sin_with_rules_sum)(point)
-by_autograd = torch.autograd.functional.hessian(sin_with_rules_sum, point)
-print("torch.func.hessian:", by_func.diagonal(), "| autograd:", by_autograd.diagonal())
-assert torch.equal(by_func, torch.zeros_like(by_func))
-assert torch.allclose(by_autograd, torch.diag(-torch.sin(point)))
-
-# %%
-# Zeros, because all of ``SinFunction``'s second derivative passes through
-# ``numpy_cos``. Only that operator's part is lost: with :math:`u^2` added to
-# the loss, the Hessian has 2 on its diagonal, plausible and wrong. A custom
-# operator in the ``jvp`` matters to ``jacrev`` of ``jacfwd``, which
-# differentiates the ``jvp`` in reverse mode: it refuses ``SinWithRules``.
-# ``SinTorchRules``, with ``torch.cos`` in both staticmethods, gets the right
-# second derivatives from ``hessian`` and from ``jacrev`` of ``jacfwd``. Not
-# from forward over forward (``jacfwd`` of ``jacfwd``, ``jvp`` of ``jvp``),
-# which gives zeros: a bug of this PyTorch that hits any Function with a
-# ``jvp``, whatever the ``jvp`` calls
-# (`pytorch/pytorch#197867
-# <https://github.com/pytorch/pytorch/issues/197867>`__).
-
-
-class SinTorchRules(SinWithRules):
+class SinOpInJvp(SinOpInBackward):
     @staticmethod
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
@@ -409,19 +388,56 @@ class SinTorchRules(SinWithRules):
     @staticmethod
     def jvp(ctx, x_tangent):
         (x,) = ctx.saved_tensors
-        return x_tangent * torch.cos(x)
+        return x_tangent * numpy_cos(x)
 
 
-def with_square(u):
-    return sin_with_rules_sum(u) + (u**2).sum()
-
-
-def sin_torch_rules_sum(u):
-    return SinTorchRules.apply(u).sum()
+def summed(function):
+    return lambda u: function.apply(u).sum()
 
 
 def rev_fwd(function):
     return torch.func.jacrev(torch.func.jacfwd(function))
+
+
+point = x.detach()[0]
+right = torch.diag(-torch.sin(point))
+hessian_backward = torch.func.hessian(summed(SinOpInBackward))(point)
+rev_fwd_backward = rev_fwd(summed(SinOpInBackward))(point)
+hessian_jvp = torch.func.hessian(summed(SinOpInJvp))(point)
+rev_fwd_jvp = refusal(rev_fwd(summed(SinOpInJvp)), point)
+print("right second derivatives:       ", right.diagonal())
+print("SinOpInBackward, hessian:       ", hessian_backward.diagonal())
+print("SinOpInBackward, jacrev(jacfwd):", rev_fwd_backward.diagonal())
+print("SinOpInJvp, hessian:            ", hessian_jvp.diagonal())
+print("SinOpInJvp, jacrev(jacfwd): RuntimeError:", rev_fwd_jvp)
+assert torch.equal(hessian_backward, torch.zeros(3, 3, dtype=torch.float64))
+assert torch.allclose(rev_fwd_backward, right)
+assert torch.allclose(hessian_jvp, right)
+assert rev_fwd_jvp.endswith("it must override the setup_context staticmethod")
+for function in (SinOpInBackward, SinOpInJvp):  # torch.autograd gets both right
+    assert torch.allclose(torch.autograd.functional.hessian(summed(function), point), right)
+
+# %%
+# Zeros, because all of ``SinOpInBackward``'s second derivative passes through
+# ``numpy_cos``. Only that operator's part is lost: with :math:`u^2` added to
+# the loss, the Hessian has 2 on its diagonal, plausible and wrong. Forward
+# over forward (``jacfwd`` of ``jacfwd``, ``jvp`` of ``jvp``) gives zeros even
+# for ``SinTorchRules``, with ``torch.cos`` in both staticmethods: a bug of
+# this PyTorch that hits any Function with a ``jvp``, whatever the ``jvp``
+# calls
+# (`pytorch/pytorch#197867
+# <https://github.com/pytorch/pytorch/issues/197867>`__).
+
+
+class SinTorchRules(SinOpInBackward):
+    @staticmethod
+    def backward(ctx, grad_out):
+        (x,) = ctx.saved_tensors
+        return grad_out * torch.cos(x)
+
+
+def with_square(u):
+    return SinOpInBackward.apply(u).sum() + (u**2).sum()
 
 
 def fwd_fwd(function):
@@ -433,13 +449,8 @@ by_autograd = torch.autograd.functional.hessian(with_square, point)
 print("with u**2, torch.func.hessian:", by_func.diagonal(), "| autograd:", by_autograd.diagonal())
 assert torch.equal(by_func, 2 * torch.eye(3, dtype=torch.float64))
 assert torch.allclose(by_autograd, torch.diag(2 - torch.sin(point)))
-by_rev_fwd = refusal(rev_fwd(sin_with_rules_sum), point)
-print("jacrev of jacfwd, SinWithRules: RuntimeError:", by_rev_fwd)
-assert by_rev_fwd.endswith("it must override the setup_context staticmethod")
-right = torch.diag(-torch.sin(point))
-assert torch.allclose(torch.func.hessian(sin_torch_rules_sum)(point), right)
-assert torch.allclose(rev_fwd(sin_torch_rules_sum)(point), right)
-by_fwd_fwd = fwd_fwd(sin_torch_rules_sum)(point)
+assert torch.allclose(torch.func.hessian(summed(SinTorchRules))(point), right)
+by_fwd_fwd = fwd_fwd(summed(SinTorchRules))(point)
 print("jacfwd of jacfwd, SinTorchRules:", by_fwd_fwd.diagonal())
 assert torch.equal(by_fwd_fwd, torch.zeros(3, 3, dtype=torch.float64))
 assert torch.allclose(fwd_fwd(lambda u: torch.sin(u).sum())(point), right)
