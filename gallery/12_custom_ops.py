@@ -33,7 +33,8 @@ This lesson builds one, breaks it, repairs it, and tests it with
 #   ``setup_context(ctx, inputs, output)`` and ``backward`` of a
 #   :class:`torch.autograd.Function` in the newer style
 #   (:ref:`lesson 06 <lesson-extending-rules>`). ``setup_context`` must use
-#   these exact parameter names: PyTorch passes them by keyword.
+#   these exact parameter names (with keyword-only arguments, also
+#   ``keyword_only_inputs``): PyTorch passes them by keyword.
 
 import warnings
 
@@ -164,15 +165,21 @@ assert len(messages) == 6 and all("through dbw.numpy_cos.default but no" in m fo
 # %%
 # That error comes from ``custom_op``. An operator defined the lower-level way,
 # with ``torch.library.define`` and ``torch.library.impl`` (or
-# ``torch.library.Library``), or in C++ with ``TORCH_LIBRARY``, whose kernel
-# is registered for a device (``"cpu"``, ``"cuda"``; in C++,
-# ``TORCH_LIBRARY_IMPL(ns, CPU, m)``) or for ``"default"``, has no autograd
-# kernel unless one is registered for it. Autograd then only warns, with a
+# ``torch.library.Library``), or in C++ with ``TORCH_LIBRARY``, has one kernel
+# per dispatch key: one per device, and Autograd keys for autograd's kernel.
+# A kernel registered for a device (``"cpu"``, ``"cuda"``; in C++,
+# ``TORCH_LIBRARY_IMPL(ns, CPU, m)``) or for ``"default"`` (the
+# CompositeExplicitAutograd key: every device) leaves the Autograd keys empty
+# unless a kernel is registered there too. Autograd then only warns, with a
 # ``UserWarning`` that this "may lead to silently incorrect behavior", and
-# records what the kernel does: a kernel made of PyTorch operations is
-# recorded operation by operation (checked below), but one that computes
-# outside PyTorch, as this NumPy one does, is a constant to it and passes no
-# gradient on. The same three
+# runs the kernel with grad mode on, on the tensor that requires grad. A
+# kernel made of PyTorch operations is recorded operation by operation
+# (checked below). In one that leaves PyTorch, plain ``x.numpy()`` raises;
+# ``x.numpy(force=True)``, as in this page's kernels, or
+# ``x.detach().numpy()`` detaches first, and the result is a constant that
+# passes no gradient on. A ``custom_op`` kernel runs with grad mode off, so
+# there plain ``x.numpy()`` works too (``force=True`` also copies a GPU
+# tensor to the CPU). The same three
 # passes through a Function whose backward calls such an operator raise no
 # error of the operator: ``.backward()`` leaves ``x.grad`` at ``None``,
 # :func:`torch.autograd.grad` gives autograd's generic message, and
@@ -241,12 +248,35 @@ with warnings.catch_warnings(record=True) as caught:
 assert torch.allclose(minus_sin, -torch.sin(x))
 assert any("torch_cos_raw: an autograd kernel was not" in str(w.message) for w in caught)
 
+
+# Plain x.numpy(), without force=True: it raises in a "cpu" kernel, not in a custom_op.
+def cos_plain(x: torch.Tensor) -> torch.Tensor:
+    return torch.as_tensor(np.cos(x.numpy()))
+
+
+def numpy_error(op):
+    """The first sentence of the RuntimeError that op(x) raises, if any."""
+    try:
+        op(x)
+    except RuntimeError as error:
+        return str(error).split(". ")[0]
+    return ""
+
+
+torch.library.define("dbw::numpy_cos_plain", "(Tensor x) -> Tensor")
+torch.library.impl("dbw::numpy_cos_plain", "cpu", cos_plain)
+cos_plain_op = torch.library.custom_op("dbw::numpy_cos_plain_op", cos_plain, mutates_args=())
+print("plain x.numpy() in a cpu kernel: RuntimeError:", numpy_error(torch.ops.dbw.numpy_cos_plain))
+assert numpy_error(torch.ops.dbw.numpy_cos_plain) == "Can't call numpy() on Tensor that requires grad"
+assert numpy_error(cos_plain_op) == ""
+
 # %%
 # A kernel registered for no key (in C++, ``m.def(schema, fn)`` inside
 # ``TORCH_LIBRARY``) or for ``"CompositeImplicitAutograd"`` is another matter:
-# autograd runs it as it is, as if its body were written in the caller. If that
-# body computes outside PyTorch, as NumPy does, its output is a constant
-# without even a warning. The same ``cos`` so registered gives a first
+# it serves as the autograd kernel too, so autograd runs it as it is, as if its
+# body were written in the caller. Plain ``x.numpy()`` raises there too. A
+# body that detaches before leaving PyTorch, as ``x.numpy(force=True)`` does,
+# gives a constant without even a warning. The same ``cos`` so registered gives a first
 # gradient that does not require grad, and with the :math:`y^2` term,
 # ``y.grad`` is :math:`2y` alone, in silence.
 
@@ -284,6 +314,9 @@ print("first gradient requires grad:", grad_y.requires_grad)
 print("y.grad is 2y alone:", torch.allclose(y.grad, 2 * y), "| warnings:", len(caught))
 assert not grad_y.requires_grad and caught == []
 assert torch.allclose(y.grad, 2 * y) and not torch.allclose(y.grad, 2 * y - torch.sin(y))
+torch.library.define("dbw::numpy_cos_cia_plain", "(Tensor x) -> Tensor")
+torch.library.impl("dbw::numpy_cos_cia_plain", "CompositeImplicitAutograd", cos_plain)
+assert numpy_error(torch.ops.dbw.numpy_cos_cia_plain).startswith("Can't call numpy() on Tensor")
 
 # %%
 # The cure: the inner operator gets a gradient too
