@@ -497,14 +497,14 @@ assert torch.allclose(fwd_fwd(lambda u: torch.sin(u).sum())(point), right)
 # implementation agrees with the real one, that a gradient, if there is one,
 # is registered to the right dispatch key, and that the operator survives the
 # tracing :func:`torch.compile` does. It does not check that a gradient is
-# right, and it finds a missing one only for a ``custom_op``, and only when a
-# sample input requires grad (its ``test_aot_dispatch_dynamic`` then meets the
-# missing-formula error; give it such inputs, as ``x`` below): an
-# operator defined the lower-level way with no autograd kernel and a kernel
-# that computes outside PyTorch, given a fake implementation, passes all its
-# tests (without one, two tests fail for that reason alone), and only
-# gradcheck catches it. With a kernel of PyTorch operations,
-# ``test_autograd_registration`` reports the missing autograd kernel. Run it beside
+# right, and it sees autograd only when a sample input requires grad: give it
+# such inputs, as ``x`` below. Then its ``test_aot_dispatch_dynamic`` meets
+# the error of a ``custom_op`` without a gradient, and for an operator defined
+# the lower-level way without an autograd kernel,
+# ``test_autograd_registration`` reports the missing kernel if the kernel is
+# made of PyTorch operations. If the kernel detaches and leaves PyTorch, and
+# has a fake implementation, the operator passes all the tests (without one,
+# two fail for that reason alone), and only gradcheck catches it. Run it beside
 # :func:`~torch.autograd.gradcheck` and :func:`~torch.autograd.gradgradcheck`;
 # each check it ran reports ``SUCCESS``.
 
@@ -515,13 +515,15 @@ assert set(results.values()) == {"SUCCESS"}
 with warnings.catch_warnings():  # the warning shown above, expected
     warnings.simplefilter("ignore")
     registered = {
-        op: torch.library.opcheck(
-            op, (x,), test_utils="test_autograd_registration", raise_exception=False
+        (op, sample.requires_grad): torch.library.opcheck(
+            op, (sample,), test_utils="test_autograd_registration", raise_exception=False
         )["test_autograd_registration"]
         for op in (torch.ops.dbw.numpy_cos_raw, torch.ops.dbw.torch_cos_raw)
+        for sample in (x, x.detach())
     }
-assert registered[torch.ops.dbw.numpy_cos_raw] == "SUCCESS"
-assert "does not have an autograd kernel" in str(registered[torch.ops.dbw.torch_cos_raw])
+assert registered[torch.ops.dbw.numpy_cos_raw, True] == "SUCCESS"
+assert "does not have an autograd kernel" in str(registered[torch.ops.dbw.torch_cos_raw, True])
+assert registered[torch.ops.dbw.torch_cos_raw, False] == "SUCCESS"  # no input requires grad
 
 # %%
 # An operator whose fake implementation gets the shape wrong passes
@@ -570,7 +572,8 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #      - one opaque operator (needs :func:`~torch.library.register_fake`)
 #    * - :mod:`torch.func`
 #      - yes, with ``setup_context``, and a ``backward`` and a ``jvp`` that
-#        call no custom operator; ``vmap``, ``jacfwd`` and ``hessian`` also
+#        call no custom operator where a transform records them (``grad``,
+#        and second order: above); ``vmap``, ``jacfwd`` and ``hessian`` also
 #        need a vmap rule, forward mode a ``jvp``
 #        (:ref:`lesson 09 <lesson-torch-func>`); but forward over forward
 #        gives zeros (a PyTorch bug)
@@ -697,20 +700,23 @@ assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, tor
 # * Its double backward needs a backward made of operations with gradients;
 #   in reverse mode, a ``custom_op`` without one stops the second pass with an
 #   error. An operator registered the lower-level way for a device or
-#   ``"default"`` without an autograd kernel only warns, and is a constant if
-#   its kernel computes outside PyTorch; one registered for no key or for ``"CompositeImplicitAutograd"``
-#   runs under autograd as it is, and if it computes outside PyTorch, it is a
-#   constant without a warning.
+#   ``"default"`` without an autograd kernel only warns; one registered for no
+#   key or for ``"CompositeImplicitAutograd"`` runs under autograd as it is.
+#   In both, a kernel that leaves PyTorch raises at plain ``x.numpy()``, and
+#   one that detaches first (``force=True``) gives a constant, in the second
+#   case without a warning.
 # * :mod:`torch.func` refuses it in reverse mode and gives silent zeros in
 #   forward mode; only ``vmap`` gives a right result. A dual tensor of ``torch.autograd.forward_ad``
 #   comes out of it with no tangent, or, if its primal requires grad (in grad
 #   mode), raises ``NotImplementedError``. A part that :mod:`torch.func` or
 #   forward mode must differentiate is written as a Function, and so is code
 #   outside PyTorch that its ``backward`` calls (pattern 4): a second
-#   Function, not a custom operator. A custom operator in a Function's
+#   Function, not a custom operator, with its own ``setup_context``, ``jvp``
+#   and vmap rule (``jacrev`` vmaps the ``backward``); forward over forward
+#   still gives zeros. A custom operator in a Function's
 #   ``backward`` makes :func:`torch.func.hessian` silently drop that
-#   operator's part of the second derivative (for ``SinFunction``, all of it:
-#   zeros); one in its ``jvp`` makes ``jacrev`` of ``jacfwd`` refuse it.
+#   operator's part of the second derivative (for ``SinOpInBackward``, all of
+#   it: zeros); one in its ``jvp`` makes ``jacrev`` of ``jacfwd`` refuse it.
 # * Test with :func:`~torch.autograd.gradcheck`,
 #   :func:`~torch.autograd.gradgradcheck` and :func:`~torch.library.opcheck`.
 #
