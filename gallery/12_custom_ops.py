@@ -266,8 +266,9 @@ def numpy_error(op):
 torch.library.define("dbw::numpy_cos_plain", "(Tensor x) -> Tensor")
 torch.library.impl("dbw::numpy_cos_plain", "cpu", cos_plain)
 cos_plain_op = torch.library.custom_op("dbw::numpy_cos_plain_op", cos_plain, mutates_args=())
-print("plain x.numpy() in a cpu kernel: RuntimeError:", numpy_error(torch.ops.dbw.numpy_cos_plain))
-assert numpy_error(torch.ops.dbw.numpy_cos_plain) == "Can't call numpy() on Tensor that requires grad"
+in_cpu_kernel = numpy_error(torch.ops.dbw.numpy_cos_plain)
+print("plain x.numpy() in a cpu kernel: RuntimeError:", in_cpu_kernel)
+assert in_cpu_kernel == "Can't call numpy() on Tensor that requires grad"
 assert numpy_error(cos_plain_op) == ""
 
 # %%
