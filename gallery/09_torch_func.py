@@ -152,7 +152,10 @@ assert "implement the jvp function" in no_jvp
 # returns :math:`(1 - y^2)` times the input's tangent. The subclass keeps the
 # generated vmap rule, which covers ``jvp`` too; a second subclass turns it
 # off, and ``hessian`` fails again, now for want of the rule. ``jacfwd`` on its
-# own needs the same two things.
+# own needs the same two things. Forward over forward (``jacfwd`` of
+# ``jacfwd``) gives zeros, with no error, through any Function with a
+# ``jvp`` on this PyTorch: a bug
+# (`pytorch/pytorch#197867 <https://github.com/pytorch/pytorch/issues/197867>`__).
 
 
 class TanhWithJvp(Tanh):
@@ -182,6 +185,8 @@ J = func.jacfwd(TanhWithJvp.apply)(x)
 assert torch.allclose(J, torch.diag(1 - torch.tanh(x) ** 2))
 assert "does not have vmap support" in result_or_error(func.jacfwd, TanhWithJvpNoVmapRule)
 assert "implement the jvp function" in result_or_error(func.jacfwd, Tanh)
+forward_twice = func.jacfwd(func.jacfwd(lambda u: TanhWithJvp.apply(u).sum()))(x)
+assert forward_twice.eq(0).all() and not torch.allclose(forward_twice, H_formula)
 
 # %%
 # A Function that ``backward`` calls is another matter. ``TanhCallsGrad``
