@@ -608,3 +608,15 @@ def test_a_doubled_backslash_is_refused_in_rest(tmp_path):
     assert error.startswith(f"{po}:{polib.pofile(str(po))[0].linenum}: msgstr shows a backslash")
     write_po(po, [(english, "（见下文。）\\ :ref:`第 1 课 <lesson-a>`。")], SIGNED)
     assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []
+
+
+def test_a_header_still_holding_a_template_placeholder_is_refused(tmp_path):
+    """msgfmt --check names a header field left exactly as the template had it,
+    not one only partly filled in, as all 26 catalogs' Language-Team was."""
+    base = tmp_path / "zh_CN" / "LC_MESSAGES"
+    entry = [("Plain prose.", "普通的文字。")]
+    po = write_po(base / "a.po", entry, SIGNED.replace("zh", "简体中文 <LL@li.org>"))
+    (error,) = catalogs.check(["zh_CN"], True, tmp_path, tmp_path)
+    assert error.startswith(f"{po}: header field Language-Team still says 'LL@li.org'")
+    write_po(po, entry, SIGNED)
+    assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []

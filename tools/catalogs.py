@@ -489,6 +489,22 @@ _MESSAGE_HEADING = re.compile(r"``[^`]+``")
 GLOSS = "**含义**："
 
 
+# What gettext's templates put in a header, which msgfmt --check misses once
+# part of the field is filled in ("简体中文 <LL@li.org>").
+_PLACEHOLDERS = ("LL@li.org", "EMAIL@ADDRESS", "FULL NAME", "YEAR-MO-DA")
+
+
+def header_problems(path: Path, catalog: polib.POFile) -> list[str]:
+    """The header fields of *catalog* that still hold a template placeholder."""
+    return [
+        f"{rel(path)}: header field {field} still says {placeholder!r}; "
+        "sign it (docs/translating.md, step 5)"
+        for field, value in catalog.metadata.items()
+        for placeholder in _PLACEHOLDERS
+        if placeholder in value
+    ]
+
+
 def gloss_code(msgstr: str) -> str:
     """*msgstr* with the inline literals of its gloss (GLOSS up to the first
     。) made plain words: the gloss renders PyTorch's English message, whose
@@ -559,6 +575,7 @@ def check(
             if not finished:
                 continue
             errors += warnings  # msgfmt's: a header left unsigned
+            errors += header_problems(path, catalog)
             errors += pofilter_problems(path, catalog, lang)
             if style:
                 errors += gloss_problems(path, [e for e in catalog if not e.obsolete])
