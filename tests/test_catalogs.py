@@ -617,6 +617,11 @@ def test_a_header_still_holding_a_template_placeholder_is_refused(tmp_path):
     entry = [("Plain prose.", "普通的文字。")]
     po = write_po(base / "a.po", entry, SIGNED.replace("zh", "简体中文 <LL@li.org>"))
     (error,) = catalogs.check(["zh_CN"], True, tmp_path, tmp_path)
-    assert error.startswith(f"{po}: header field Language-Team still says 'LL@li.org'")
+    assert error.startswith(f"{po}: header Language-Team still says 'LL@li.org'")
     write_po(po, entry, SIGNED)
     assert catalogs.check(["zh_CN"], True, tmp_path, tmp_path) == []
+    catalog = polib.pofile(str(po))
+    catalog.metadata_is_fuzzy = True  # as the template leaves it
+    catalog.save()
+    (error,) = catalogs.check(["zh_CN"], True, tmp_path, tmp_path)
+    assert error == f"{po}: the header is marked fuzzy; sign it and remove the flag"

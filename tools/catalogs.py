@@ -495,14 +495,19 @@ _PLACEHOLDERS = ("LL@li.org", "EMAIL@ADDRESS", "FULL NAME", "YEAR-MO-DA")
 
 
 def header_problems(path: Path, catalog: polib.POFile) -> list[str]:
-    """The header fields of *catalog* that still hold a template placeholder."""
-    return [
-        f"{rel(path)}: header field {field} still says {placeholder!r}; "
+    """The header fields (and comments) of *catalog* that still hold a template
+    placeholder, and a header still marked fuzzy, as the template leaves it."""
+    fields = [*catalog.metadata.items(), ("comment", catalog.header)]
+    found = [
+        f"{rel(path)}: header {field} still says {placeholder!r}; "
         "sign it (docs/translating.md, step 5)"
-        for field, value in catalog.metadata.items()
+        for field, value in fields
         for placeholder in _PLACEHOLDERS
         if placeholder in value
     ]
+    if catalog.metadata_is_fuzzy:
+        found.append(f"{rel(path)}: the header is marked fuzzy; sign it and remove the flag")
+    return found
 
 
 def gloss_code(msgstr: str) -> str:
