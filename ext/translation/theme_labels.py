@@ -93,13 +93,15 @@ SITE_STRINGS = (
 
 # Sphinx's own words in its scripts that the site translates anew: this one
 # speaks of categories, which the site does not have; the link that takes the
-# search words' marks off a page, which Sphinx's Chinese calls hiding results.
+# search words' marks off a page, which Sphinx's Chinese calls hiding results;
+# the word the search page shows while it searches (its Chinese says 中 twice
+# over: the page adds pulsing dots).
 NO_RESULTS = (
     "Your search did not match any documents. Please make sure that all words are "
     "spelled correctly and that you've selected enough categories."
 )
 HIDE_MATCHES = "Hide Search Matches"
-SCRIPT_STRINGS = (NO_RESULTS, HIDE_MATCHES)
+SCRIPT_STRINGS = (NO_RESULTS, HIDE_MATCHES, "Searching")
 # Sphinx's own words in Python that the site translates anew, through
 # sphinx.po, which Sphinx reads before its own catalog: intersphinx's tooltip on
 # a link to PyTorch's API (sphinx/ext/intersphinx/_resolve.py), whose Chinese
