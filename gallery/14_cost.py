@@ -170,7 +170,7 @@ class TanhOnCtx(Tanh):
         return grad_out * ctx.slope
 
     @staticmethod
-    def jvp(ctx, x_tangent):  # Tanh's reads saved tensors, and there are none
+    def jvp(ctx, x_tangent):  # Tanh's jvp reads saved tensors, and there are none
         return x_tangent * ctx.slope
 
 
