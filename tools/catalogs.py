@@ -495,13 +495,12 @@ _PLACEHOLDERS = ("LL@li.org", "EMAIL@ADDRESS", "FULL NAME", "YEAR-MO-DA")
 
 
 def header_problems(path: Path, catalog: polib.POFile) -> list[str]:
-    """The header fields (and comments) of *catalog* that still hold a template
-    placeholder, and a header still marked fuzzy, as the template leaves it."""
-    fields = [*catalog.metadata.items(), ("comment", catalog.header)]
+    """The header fields of *catalog* that still hold a template placeholder,
+    and a header still marked fuzzy, as the template leaves it."""
     found = [
         f"{rel(path)}: header {field} still says {placeholder!r}; "
         "sign it (docs/translating.md, step 5)"
-        for field, value in fields
+        for field, value in catalog.metadata.items()
         for placeholder in _PLACEHOLDERS
         if placeholder in value
     ]
