@@ -88,8 +88,9 @@ sphinx_gallery_conf = {
     "image_scrapers": ("ext.lessons.graphs.scraper",),  # graphviz graphs become SVG files
     "ignore_repr_types": r"graphviz\.",  # …and never print as a repr
     "default_thumb_file": "docs/_static/lesson-thumb.svg",  # relative to the root
-    # A warning a lesson does not catch fails the build (see ext/lessons/gallery.py).
-    "reset_modules": ("ext.lessons.gallery.strict_warnings",),
+    # A warning a lesson does not catch fails the build; torch is imported once
+    # per process (see ext/lessons/gallery.py).
+    "reset_modules": ("ext.lessons.gallery.frozen_imports", "ext.lessons.gallery.strict_warnings"),
     "reset_modules_order": "both",
     "remove_config_comments": True,
     # Nothing that changes from run to run may reach a page or a catalog.
@@ -102,6 +103,13 @@ sphinx_gallery_conf = {
     # HTML repr. (A key sphinx-gallery checks but does not document yet: its
     # issue #1600.)
     "css": ["sg_gallery"],
+    # The stale lessons execute side by side, in as many worker processes as
+    # the lesson run starts Sphinx with (its `parallel`, which tools/gallery.py
+    # sets: one per core, at most one per stale lesson). Each lesson seeds its
+    # own random numbers and needs nothing another one left behind, so its page
+    # is the same whichever process runs it (tests/test_notebooks.py runs each
+    # one alone and compares what it prints with its page).
+    "parallel": True,
 }
 if not tags.has("run_lessons"):  # noqa: F821
     # No gallery: a language build generates nothing and writes nothing into

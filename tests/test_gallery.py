@@ -269,3 +269,12 @@ def test_sphinx_gallerys_folders_are_named_relative_to_an_in_tree_environment(tm
         "/elsewhere/_static",
     ]
     assert config.templates_path == ["docs/_templates", ".venv/sphinx_gallery/components"]
+
+
+def test_the_stale_lessons_run_in_one_worker_per_core_and_one_alone_in_this_process(
+    monkeypatch,
+):
+    monkeypatch.setattr(gallery.os, "sched_getaffinity", lambda pid: {0, 1})
+    assert [gallery.workers(n) for n in (0, 1, 2, 19)] == [1, 1, 2, 2]
+    monkeypatch.setattr(gallery.os, "sched_getaffinity", lambda pid: {0})
+    assert gallery.workers(19) == 1

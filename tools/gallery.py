@@ -3,8 +3,9 @@
 sphinx-gallery executes scripts and writes their pages (reST, graphs, the .py,
 .ipynb and .zip downloads) into docs/lessons/. This is the only process that
 loads its generator: it starts Sphinx with the tag ``run_lessons`` (conf.py),
-and sphinx-gallery executes the stale lessons one after another in this
-process. Every language build then reads docs/lessons/ as plain reST
+and sphinx-gallery executes the stale lessons, side by side in worker
+processes (its documented ``parallel`` option, one worker per core) or, for a
+single lesson, in this process. Every language build then reads docs/lessons/ as plain reST
 (docs/building.md, "How the build works").
 
 What sphinx-gallery does not do, this adds:
@@ -258,17 +259,6 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
     outdir = builddir / "gallery"
     junit = outdir / "lessons-junit.xml"
     junit.unlink(missing_ok=True)
-    if plot and stale:
-        # sphinx-gallery collects garbage before every lesson. What importing
-        # torch creates lives as long as the run, so it is frozen out of those
-        # collections (gc.freeze, Python's documented call for this), instead
-        # of being walked again for each lesson: 8.1 s -> 6.5 s for 15 lessons.
-        import gc
-
-        import torch  # noqa: F401
-        import torchviz  # noqa: F401
-
-        gc.freeze()
     overrides = {
         "plot_gallery": str(plot),
         "sphinx_gallery_conf.junit": junit.name,
@@ -282,6 +272,7 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
             Sphinx(
                 srcdir, ROOT, outdir, outdir / "doctrees", "dummy", confoverrides=overrides,
                 status=None, warning=messages, freshenv=True, tags=["run_lessons"],
+                parallel=workers(len(stale) if plot else 0),
             )  # fmt: skip
     except SphinxError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -308,6 +299,15 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
         f"reused {len(lessons) - len(names)}"
     )
     return 0
+
+
+def workers(stale: int) -> int:
+    """How many processes execute the *stale* lessons (sphinx-gallery's
+    ``parallel``, which conf.py takes from Sphinx's): one per core this
+    process may use, and no more than there are lessons to run. One means the
+    lessons run in this process, which needs no worker to start and import
+    torch (an edited lesson, or a machine of one core)."""
+    return max(1, min(stale, len(os.sched_getaffinity(0))))
 
 
 def _running_torch() -> str:
