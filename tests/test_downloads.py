@@ -132,6 +132,22 @@ def test_a_notebook_shows_no_rest():
     assert shown == "See [#1](https://example.org/1) and [#2](https://example.org/2) here.", shown
 
 
+def test_a_scripts_list_table_is_translated_cell_by_cell():
+    """In a translated script (the .py download), a list-table stays reST,
+    with its options, one line a cell, each cell translated as on the page."""
+    from ext.lessons.downloads import translate_rest
+
+    text = (
+        "Before.\n\n.. list-table::\n   :header-rows: 1\n\n   * -\n     - A\n"
+        "   * - Row\n     - one\n       line"
+    )
+    gettext = {"Before.": "之前。", "Row": "行", "one line": "一行", "": "header"}
+    out = translate_rest(text, lambda s: gettext.get(s, s))
+    assert out == (
+        "之前。\n\n.. list-table::\n   :header-rows: 1\n\n   * -\n     - A\n   * - 行\n     - 一行"
+    ), out
+
+
 SOLUTION = '''"""The answer."""
 
 import torch

@@ -64,7 +64,17 @@ def docstring_lines(lines: list[str]) -> tuple[int, int]:
 
 def translate_rest(text: str, translate: Callable[[str], str]) -> str:
     """Translate the reST *text* by the units gettext extracted from the page
-    (paragraphs, titles, list items), so that a unit's text is its msgid."""
+    (paragraphs, titles, list items, a list-table's cells), so that a unit's
+    text is its msgid. A list-table is written again with one line a cell."""
+
+    def table(m: re.Match) -> str:
+        options = [ln for ln in textwrap.dedent(m[1]).splitlines() if ln.startswith(":")]
+        lines = [m[0].split("\n", 1)[0], *("   " + o for o in options), ""]
+        for row in table_cells(m[1], translate):
+            lines += [("     - " if i else "   * - ") + cell for i, cell in enumerate(row)]
+        return "\n".join(ln.rstrip() for ln in lines) + "\n\n"
+
+    text = LIST_TABLE.sub(table, text + "\n").rstrip("\n")
     return "\n\n".join(_translate_chunk(c, translate) for c in re.split(r"\n[ \t]*\n", text))
 
 
@@ -347,6 +357,21 @@ def sphinx_linker(app) -> Linker:
 LIST_TABLE = re.compile(r"^\.\. list-table::.*\n((?:[ \t]*\n|[ \t]+.*\n)*)", re.M)
 
 
+def table_cells(body: str, translate: Callable[[str], str]) -> list[list[str]]:
+    """The rows of a list-table's *body* (what follows its directive line),
+    each cell joined to one line and translated. An empty cell stays empty:
+    gettext's "" is the catalog's header."""
+    rows: list[list[str]] = []
+    for line in textwrap.dedent(body).splitlines():
+        if line.startswith("* -"):
+            rows.append([line[3:]])
+        elif line.startswith("  -"):
+            rows[-1].append(line[3:])
+        elif line.strip() and not line.startswith(":"):
+            rows[-1][-1] += " " + line
+    return [[translate(" ".join(c.split())) if c.strip() else "" for c in r] for r in rows]
+
+
 def markdown(text: str, translate: Callable[[str], str]) -> str:
     """The reST of a text cell made fit for a notebook, which shows no reST:
     a list-table becomes a Markdown table (its cells translated, as on the
@@ -356,19 +381,9 @@ def markdown(text: str, translate: Callable[[str], str]) -> str:
     converter reads: it left the second underscore after the link."""
 
     def table(m: re.Match) -> str:
-        rows: list[list[str]] = []
-        for line in textwrap.dedent(m[1]).splitlines():
-            if line.startswith("* -"):
-                rows.append([line[3:]])
-            elif line.startswith("  -"):
-                rows[-1].append(line[3:])
-            elif line.strip() and not line.startswith(":"):
-                rows[-1][-1] += " " + line
-        # An empty cell stays empty: gettext's "" is the catalog's header.
-        joined = [[" ".join(c.split()) for c in r] for r in rows]
-        cells = [[translate(c).replace("|", "\\|") if c else c for c in r] for r in joined]
+        cells = [[c.replace("|", "\\|") for c in r] for r in table_cells(m[1], translate)]
         lines = ["| " + " | ".join(row) + " |" for row in cells]
-        return "\n".join([lines[0], "|" + "---|" * len(rows[0]), *lines[1:]]) + "\n\n"
+        return "\n".join([lines[0], "|" + "---|" * len(cells[0]), *lines[1:]]) + "\n\n"
 
     parts = re.split(r"(``[^`]+``)", LIST_TABLE.sub(table, text))
     plain = (re.sub(r"(?<!\\)\\ ", "", p).replace(">`__", ">`_") for p in parts[::2])
