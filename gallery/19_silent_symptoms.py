@@ -313,8 +313,11 @@ message = message_of(RuntimeError, lambda: torch.autograd.grad(out.sum(), x, all
 assert "element 0 of tensors does not require grad" in message
 behind_once = torch.autograd.grad(once_gradient().sum(), x, allow_unused=True)[0]
 compiled_exp = torch.compile(torch.exp, backend="aot_eager")
-(saved,) = compiled_exp(x).grad_fn.saved_tensors
-assert not saved.requires_grad  # e^x, saved detached: no path back to x
+exp_out = compiled_exp(x)
+(saved,) = exp_out.grad_fn.saved_tensors
+# e^x, saved detached: no path back to x
+assert saved.data_ptr() == exp_out.data_ptr() and saved.grad_fn is None
+assert not saved.requires_grad
 (grad,) = torch.autograd.grad(compiled_exp(x).sum(), x, create_graph=True)
 behind_compiled = torch.autograd.grad(grad.sum(), x, allow_unused=True)[0]
 (grad,) = torch.autograd.grad(torch.exp(x).sum(), x, create_graph=True)
