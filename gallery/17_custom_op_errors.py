@@ -680,15 +680,18 @@ assert "does not have vmap support" in message
 # batch.
 # :ref:`Lesson 09 <lesson-torch-func>`
 #
-# **Another cause,** with no ``vmap`` in your code: :func:`torch.func.grad` or
-# ``jacrev`` ran a Function whose ``backward`` uses NumPy; they call
-# ``backward`` on tensors they wrapped, which have no storage either, and so
-# does a :func:`torch.func.vjp` inside another transform. (A ``vjp`` at the
-# top level calls it on ordinary tensors, and works: below.) With plain
-# ``.numpy()``, all of these, the top-level ``vjp`` too, stop first at
-# "Can't call numpy() on Tensor that requires grad" (:ref:`lesson 15
-# <lesson-error-index>`), and its fix, ``.detach().numpy()``, leads here
-# (below). A ``vmap`` rule
+# **Another cause,** with no ``vmap`` in your code: a Function whose
+# ``backward`` uses NumPy ran under :func:`torch.func.grad`, which calls
+# ``backward`` inside the transform, on tensors it wrapped (the saved ones
+# and ``grad_out``) that have no storage either; so does a
+# :func:`torch.func.vjp` or ``jacrev`` inside another transform. At the top
+# level, both call ``backward`` once the forward's transform has ended, when
+# the saved tensors act as ordinary ones: a ``vjp`` works, and ``jacrev``,
+# which batches ``grad_out``, raises only if NumPy reads ``grad_out``
+# (below). With plain ``.numpy()`` on a saved input, all of these, the
+# top-level ``vjp`` too, stop first at "Can't call numpy() on Tensor that
+# requires grad" (:ref:`lesson 15 <lesson-error-index>`); after its fix,
+# ``.detach().numpy()``, they behave as above (below). A ``vmap`` rule
 # on that Function does not help there. **Fix:** pattern 4
 # (:ref:`lesson 05 <lesson-untracked-backward>`) written with
 # ``setup_context``: the NumPy code in the ``forward`` of a second Function,
@@ -739,7 +742,7 @@ class CubeNumpyBackwardDetached(NewCube):
     @staticmethod
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
-        return torch.as_tensor(3 * x.detach().numpy() ** 2 * grad_out.detach().numpy())
+        return torch.as_tensor(3 * x.detach().numpy() ** 2) * grad_out
 
 
 class CubeBackwardInNumpy(Function):
@@ -807,6 +810,8 @@ for plain_first in (
     plain_message = message_of(RuntimeError, functools.partial(plain_first, point))
     assert "Can't call numpy() on Tensor that requires grad" in plain_message
 assert message_of(RuntimeError, lambda: func_grad(CubeNumpyBackwardDetached)(point)) == message
+jacobian = torch.func.jacrev(CubeNumpyBackwardDetached.apply)(point)  # NumPy reads x only
+assert torch.allclose(jacobian, torch.diag(3 * point**2))
 assert torch.allclose(vjp_sum(CubeNumpyBackwardDetached)(point), (3 * point**2).sum())
 assert torch.allclose(func_grad(CubeNumpyBackwardFixed)(point), 3 * point**2)
 assert torch.allclose(torch.func.grad(vjp_sum(CubeNumpyBackwardFixed))(point), 6 * point)
