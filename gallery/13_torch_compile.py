@@ -347,7 +347,8 @@ assert outcomes[2] == outcomes[4] == expected and outcomes[3] is None
 # one: after a training step has filled it, even a first backward that keeps
 # the graph raises, and after a backward that kept the graph has filled it, a
 # later ordinary backward donates nothing. ``TORCHINDUCTOR_AUTOGRAD_CACHE=0``
-# in the environment turns it off (in Python,
+# in the environment turns it off (in Python, after
+# ``import torch._functorch.config``,
 # ``torch._functorch.config.enable_autograd_cache = False``), and then
 # ``inductor``'s errors are those this page shows. The FX graph cache keeps the
 # code ``inductor`` generates for each graph, a backward's included, and can
@@ -361,7 +362,9 @@ assert outcomes[2] == outcomes[4] == expected and outcomes[3] is None
 #
 # The check reads ``torch._functorch.config.donated_buffer`` when the later
 # backward runs (its value at compile time counts too, below): set to
-# ``False`` around it, as the message says,
+# ``False`` around it, as the message says (after
+# ``import torch._functorch.config``, as below: ``import torch`` alone does
+# not load that module),
 # :math:`2\tanh(xW)` gives :math:`h'' = 2` again, from the same compiled
 # function. That only skips the check. The backward was compiled with donated
 # buffers, and ``inductor``'s compiled backward may reuse their memory: in
@@ -379,6 +382,8 @@ assert outcomes[2] == outcomes[4] == expected and outcomes[3] is None
 # not empty: even :math:`\sin x`, which saves only its input and so donates
 # nothing, then raises this message, where compiled with the flag on it meets
 # the error node.
+
+import torch._functorch.config
 
 
 def two_tanh_a(t):
@@ -665,7 +670,8 @@ assert cache_lookups() == lookups_before  # no compile of this page used the dis
 #   backward that keeps the graph can raise the donated-buffer message
 #   instead, as :math:`2\tanh(xW)` and the critic do, with ``aot_eager`` too
 #   (:ref:`another error <compile-donated-buffers>`). Setting
-#   ``torch._functorch.config.donated_buffer = False`` only around that
+#   ``torch._functorch.config.donated_buffer = False``
+#   (after ``import torch._functorch.config``) only around that
 #   backward skips the check, but ``inductor``'s backward may still reuse the
 #   memory. Set it before the first call and keep it: a part compiled with the
 #   flag off, when the flag is on again at a later backward that keeps the
