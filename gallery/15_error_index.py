@@ -274,17 +274,13 @@ assert torch.allclose(torch.autograd.grad(copy.pow(3).sum(), copy)[0], 3 * x**2)
 # this generic message instead of the clear one
 # (:ref:`lesson 05 <lesson-untracked-backward>` says which pass gets which;
 # **Fix:** as for the first entry). A compiled part does the same when
-# nothing its backward takes leads back to ``x``. It takes the incoming
-# gradient, which leads back to ``x`` when what follows the compiled part has
-# a derivative that depends on ``x`` (a ``tanh``), and not when that
-# derivative is constant (a ``sum``, a scaling by a constant). It also takes
-# the tensors its forward saved, of which only an input or an output saved as
-# it is, not detached, can lead back. What is saved,
-# and how, depends on the backend: ``exp`` under ``aot_eager`` saves its
-# output detached. Otherwise the pass raises the torch.compile message
-# below. **Fix:** run the part differentiated twice in eager mode
-# (:ref:`lesson 13 <lesson-torch-compile>`). Both cuts are shown under
-# :ref:`a gradient of None <error-index-none>`.
+# nothing its compiled backward takes (the incoming gradient, the tensors its
+# forward saved) leads back to ``x``; otherwise the pass raises the
+# torch.compile message below. What each backend saves, and so which
+# compiled functions are cut and which raise, is in :ref:`lesson 13
+# <compile-error-node>`. **Fix:** run the part differentiated twice in eager
+# mode. Both cuts are shown under :ref:`a gradient of None
+# <error-index-none>`.
 
 message = message_of(RuntimeError, lambda: torch.autograd.grad(once_gradient().pow(2).sum(), x))
 assert "appears to not have been used in the graph" in message
@@ -331,14 +327,15 @@ assert torch.allclose(second_derivative(lambda t: t**3), 6 * x)  # the fix: eage
 # <lesson-torch-compile>`). **Fix,** with ``retain_graph=True`` alone (two
 # first-order passes through one compiled part, as for two losses on one
 # trunk): call the compiled function once for each backward pass. The
-# message's ``torch._functorch.config.donated_buffer = False``, set before the
-# first call and kept for the backward passes, also gives the right gradients
-# below, under ``aot_eager_decomp_partition``. Under ``inductor``, the
-# default backend, it did not help when the compiled backward came from its
-# cache, which is on by default, filled while the setting was on (by an
-# ordinary backward, in this process or an earlier one): the second pass came
-# out wrong, with no message (tried off the page, as ``inductor`` is slow to
-# compile). Use it with another backend, or after clearing that cache.
+# message's ``torch._functorch.config.donated_buffer = False`` (after
+# ``import torch._functorch.config``: ``import torch`` alone does not load
+# that module), set before the first call and kept for the backward passes,
+# also gives the right gradients below, under
+# ``aot_eager_decomp_partition``. Under ``inductor``, the default backend, it
+# did not help when the compiled backward came from its cache (on by
+# default), filled while the setting was on: the second pass came out wrong,
+# with no message (tried off the page). Use it with another backend, or after
+# clearing that cache.
 
 
 def two_tanh(t):
@@ -366,6 +363,8 @@ assert retained == message  # retain_graph=True alone raises it too
 first_order = torch.autograd.grad(two_tanh(x).sum(), x)[0]  # eager
 passes = [torch.autograd.grad(compiled(x).sum(), x)[0] for _ in range(2)]  # one call each
 assert all(torch.allclose(grad, first_order) for grad in passes)
+import torch._functorch.config
+
 with torch._functorch.config.patch(donated_buffer=False):
     not_donated = after_ordinary_backward(two_tanh_again)
     message = message_of(RuntimeError, lambda: second_derivative(not_donated))
@@ -506,6 +505,24 @@ trained = [p for p in model.parameters() if p.requires_grad]
 weight_grad, bias_grad = torch.autograd.grad(loss, trained)
 assert torch.allclose(weight_grad, model[:2](x))  # what the last layer receives
 assert torch.equal(bias_grad, torch.ones_like(bias_grad))
+
+# %%
+# ``Only Tensors of floating point and complex dtype can require gradients``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#
+# **Cause:** a tensor that is not floating point was asked to require grad,
+# most often one made from whole numbers (``torch.tensor([1, 2])``,
+# ``torch.arange(3)``), whose dtype is ``int64``. On such a tensor,
+# ``requires_grad_()`` says "only Tensors of floating point dtype can require
+# gradients".
+# **Fix:** make it floating point where it is made (``dtype=torch.float64``,
+# as the checks want), or call ``.double()`` before ``requires_grad_()``.
+
+message = message_of(RuntimeError, lambda: torch.tensor([1, 2], requires_grad=True))
+assert message == "Only Tensors of floating point and complex dtype can require gradients"
+message = message_of(RuntimeError, torch.tensor([1, 2]).requires_grad_)
+assert message == "only Tensors of floating point dtype can require gradients"
+assert torch.tensor([1, 2], dtype=torch.float64, requires_grad=True).is_leaf  # the fix
 
 # %%
 # ``Trying to backward through the graph a second time``
