@@ -94,9 +94,12 @@ assert torch.allclose(second, -torch.sin(x))
 # NumPy called directly is silently a constant, or an error (lesson 05 shows
 # when). NumPy wrapped with :func:`~torch.library.custom_op` without a
 # registered gradient is never silently a constant in reverse mode: the
-# autograd kernel that ``custom_op`` gives the operator raises, so a backward
-# pass that reaches it stops, whichever way the second derivative is asked
-# for. Here it stops both for a custom operator and for a Function whose
+# autograd kernel that ``custom_op`` gives the operator raises, so a second
+# pass in reverse mode that reaches it stops, be it ``.backward()`` or
+# :func:`torch.autograd.grad` (three ways below); :func:`torch.func.grad`
+# refuses even the first pass (see below). Forward mode over such a
+# ``backward`` is another matter: :func:`torch.func.hessian` can give zeros
+# (below). Here it stops both for a custom operator and for a Function whose
 # backward calls ``numpy_cos``:
 
 
@@ -177,9 +180,13 @@ assert len(messages) == 6 and all("through dbw.numpy_cos.default but no" in m fo
 # (checked below). In one that leaves PyTorch, plain ``x.numpy()`` raises;
 # ``x.numpy(force=True)``, as in this page's kernels, or
 # ``x.detach().numpy()`` detaches first, and the result is a constant that
-# passes no gradient on. A ``custom_op`` kernel runs with grad mode off, so
-# there plain ``x.numpy()`` works too (``force=True`` also copies a GPU
-# tensor to the CPU). The same three
+# passes no gradient on. A ``custom_op`` kernel called with an input that
+# requires grad, as ``x`` here, runs with grad mode off (``custom_op``'s
+# autograd kernel sees to it), and ``x.numpy()`` refuses a tensor that
+# requires grad only in grad mode, so plain ``x.numpy()`` works there too.
+# Called with no such input, the kernel runs in the caller's grad mode, and
+# no input needs detaching. (``force=True`` also copies a GPU tensor to the
+# CPU.) The same three
 # passes through a Function whose backward calls such an operator raise no
 # error of the operator: ``.backward()`` leaves ``x.grad`` at ``None``,
 # :func:`torch.autograd.grad` gives autograd's generic message, and
@@ -271,15 +278,28 @@ print("plain x.numpy() in a cpu kernel: RuntimeError:", in_cpu_kernel)
 assert in_cpu_kernel == "Can't call numpy() on Tensor that requires grad"
 assert numpy_error(cos_plain_op) == ""
 
+
+@torch.library.custom_op("dbw::grad_mode_seen", mutates_args=())
+def grad_mode_seen(x: torch.Tensor) -> torch.Tensor:
+    return torch.tensor(torch.is_grad_enabled())
+
+
+# Off for an input that requires grad; for one that does not, the caller's (on).
+assert not grad_mode_seen(x) and grad_mode_seen(x.detach())
+
 # %%
 # A kernel registered for no key (in C++, ``m.def(schema, fn)`` inside
 # ``TORCH_LIBRARY``) or for ``"CompositeImplicitAutograd"`` is another matter:
 # it serves as the autograd kernel too, so autograd runs it as it is, as if its
 # body were written in the caller. Plain ``x.numpy()`` raises there too. A
 # body that detaches before leaving PyTorch, as ``x.numpy(force=True)`` does,
-# gives a constant without even a warning. The same ``cos`` so registered gives a first
-# gradient that does not require grad, and with the :math:`y^2` term,
-# ``y.grad`` is :math:`2y` alone, in silence.
+# gives a constant without even a warning. The same ``cos`` so registered
+# leaves ``SinCiaCos``'s ``backward`` only ``grad_out`` to record. After a
+# plain sum, ``grad_out`` is ones: the first gradient does not require grad,
+# and with the :math:`y^2` term, ``y.grad`` is :math:`2y` alone, in silence.
+# After a sum of :math:`\sin(y)^2`, ``grad_out`` is :math:`2\sin y`: the
+# first gradient requires grad, and the second derivative keeps only the part
+# through ``grad_out``, :math:`2\cos^2 y` instead of :math:`2\cos 2y`.
 
 torch.library.define("dbw::numpy_cos_cia", "(Tensor x) -> Tensor")
 
@@ -315,6 +335,10 @@ print("first gradient requires grad:", grad_y.requires_grad)
 print("y.grad is 2y alone:", torch.allclose(y.grad, 2 * y), "| warnings:", len(caught))
 assert not grad_y.requires_grad and caught == []
 assert torch.allclose(y.grad, 2 * y) and not torch.allclose(y.grad, 2 * y - torch.sin(y))
+(grad_y,) = torch.autograd.grad((SinCiaCos.apply(y) ** 2).sum(), y, create_graph=True)
+(second,) = torch.autograd.grad(grad_y.sum(), y)
+assert grad_y.requires_grad and torch.allclose(second, 2 * torch.cos(y) ** 2)
+assert not torch.allclose(second, 2 * torch.cos(2 * y))
 torch.library.define("dbw::numpy_cos_cia_plain", "(Tensor x) -> Tensor")
 torch.library.impl("dbw::numpy_cos_cia_plain", "CompositeImplicitAutograd", cos_plain)
 assert numpy_error(torch.ops.dbw.numpy_cos_cia_plain).startswith("Can't call numpy() on Tensor")
@@ -489,6 +513,15 @@ print("jacfwd of jacfwd, SinTorchRules:", by_fwd_fwd.diagonal())
 assert torch.equal(by_fwd_fwd, torch.zeros(3, 3, dtype=torch.float64))
 assert torch.allclose(fwd_fwd(lambda u: torch.sin(u).sum())(point), right)
 
+
+def jvp_of_jvp(function):
+    v = torch.ones_like(point)
+    return torch.func.jvp(lambda u: torch.func.jvp(function, (u,), (v,))[1], (point,), (v,))[1]
+
+
+assert torch.equal(jvp_of_jvp(SinTorchRules.apply), torch.zeros_like(point))
+assert torch.allclose(jvp_of_jvp(torch.sin), -torch.sin(point))
+
 # %%
 # Testing an operator: opcheck
 # ----------------------------
@@ -525,6 +558,29 @@ with warnings.catch_warnings():  # the warning shown above, expected
 assert registered[torch.ops.dbw.numpy_cos_raw, True] == "SUCCESS"
 assert "does not have an autograd kernel" in str(registered[torch.ops.dbw.torch_cos_raw, True])
 assert registered[torch.ops.dbw.torch_cos_raw, False] == "SUCCESS"  # no input requires grad
+
+
+def failed(op, sample):
+    """The opcheck tests that op fails on sample, with their errors."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = torch.library.opcheck(op, (sample,), raise_exception=False)
+    return {name: result for name, result in results.items() if result != "SUCCESS"}
+
+
+cos_plain_op.register_fake(lambda x: torch.empty_like(x))  # a custom_op without a gradient
+no_gradient = failed(cos_plain_op, x)
+assert list(no_gradient) == ["test_aot_dispatch_dynamic"]
+assert "no autograd formula" in str(no_gradient["test_aot_dispatch_dynamic"])
+assert failed(cos_plain_op, x.detach()) == {}  # no input requires grad
+without_fake = failed(torch.ops.dbw.numpy_cos_raw, x)
+torch.library.register_fake("dbw::numpy_cos_raw", lambda x: torch.empty_like(x))
+assert set(without_fake) == {"test_faketensor", "test_aot_dispatch_dynamic"}
+assert all(type(e).__name__ == "UnsupportedOperatorException" for e in without_fake.values())
+assert failed(torch.ops.dbw.numpy_cos_raw, x) == {}  # only gradcheck catches it
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    assert not gradcheck(torch.ops.dbw.numpy_cos_raw, (x,), raise_exception=False)
 
 # %%
 # An operator whose fake implementation gets the shape wrong passes
@@ -676,9 +732,12 @@ def run_reading_stderr(action):
         return result, captured.read()
 
 
-by_fallback, said = run_reading_stderr(lambda: torch.func.vmap(numpy_sin)(x.detach()))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    by_fallback, said = run_reading_stderr(lambda: torch.func.vmap(numpy_sin)(x.detach()))
 print("without a rule:", said[said.index("Warning: ") :].split(" (function")[0])
 assert "we have not yet implemented the batching rule for dbw::numpy_sin" in said
+assert not any("batching rule" in str(w.message) for w in caught)  # stderr only
 
 
 @numpy_sin.register_vmap

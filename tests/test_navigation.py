@@ -191,8 +191,9 @@ RESULTS = """() => Array.from(document.querySelectorAll('#search-results ul.sear
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_search_results_show_what_matched_for_readers_first(site, server, tab, lang):
     """A reader's term: every result's snippet is the page's own text, not
-    the lines every lesson opens with, and the builders' and translators'
-    pages come after every page for readers."""
+    the lines every lesson opens with, cut short with the ellipsis of the
+    page's language, and the builders' and translators' pages come after
+    every page for readers."""
     page = tab.open(f"{server}/{lang}/search.html?q={quote(SEARCHES[lang])}")
     page.wait_for_function(
         "() => document.querySelector('#search-results .search-summary')?.textContent"
@@ -211,6 +212,10 @@ def test_search_results_show_what_matched_for_readers_first(site, server, tab, l
     assert not problems, f"snippets with the lessons' boilerplate {fragments}:\n" + "\n".join(
         problems
     )
+    # A summary cut short ends with the ellipsis of the page's language.
+    ends = {snippet.rstrip()[-2:] for _, snippet in results}
+    cut = {"en": "..", "zh_CN": "……"}[lang]
+    assert cut in ends and ends.isdisjoint({"..", "……"} - {cut}), ends
     ranks = [href.split("#")[0] in MAINTAINERS for href, _ in results]
     assert any(ranks), "pick a term the builders' pages also use"
     assert ranks == sorted(ranks), [href for href, _ in results]

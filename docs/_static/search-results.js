@@ -11,6 +11,8 @@
 
   var OPENING = "h1, .sphx-glr-download-link-note, .lesson-run, .page-links, .headerlink, script, style";
   var LATIN = /[A-Za-z0-9_\u00c0-\u024f]/;
+  // Where a summary is cut: Chinese marks it with its own ellipsis.
+  var CUT = /^zh/.test(document.documentElement.lang) ? "\u2026\u2026" : "...";
 
   // The search's words as a regular expression: each a whole word, or
   // (whole: false) the start of one; Chinese words anywhere.
@@ -43,7 +45,7 @@
         var start = Math.max(0, found - 100);
         var space = text.indexOf(" ", start);
         if (start > 0 && space >= 0 && space < start + 20) start = space + 1;
-        var shown = (start > 0 ? "..." : "") + text.substr(start, 240) + (start + 240 < text.length ? "..." : "");
+        var shown = (start > 0 ? CUT : "") + text.substr(start, 240) + (start + 240 < text.length ? CUT : "");
         var p = document.createElement("p");
         p.className = "context";
         shown.split(pattern ? new RegExp("(" + pattern + ")", "gi") : /$^/).forEach(function (piece, i) {
