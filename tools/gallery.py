@@ -35,6 +35,7 @@ import os
 import re
 import sys
 import tempfile
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -268,7 +269,8 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
         # sphinx-gallery generates the gallery when Sphinx has made its builder
         # (the builder-inited event), so the application's start-up is the whole
         # run: nothing is read or written afterwards.
-        with captured_output() as log:
+        with captured_output() as log, warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=WORKER_RESTARTED, category=UserWarning)
             Sphinx(
                 srcdir, ROOT, outdir, outdir / "doctrees", "dummy", confoverrides=overrides,
                 status=None, warning=messages, freshenv=True, tags=["run_lessons"],
@@ -299,6 +301,17 @@ def run(plot: bool = True, srcdir: Path = ROOT / "docs", builddir: Path = ROOT /
         f"reused {len(lessons) - len(names)}"
     )
     return 0
+
+
+# Upstream limitation (joblib 1.6's loky, which sphinx-gallery's parallel run
+# uses, with no public switch): where psutil is installed (ipykernel brings
+# it), a worker whose memory grew by more than 300 MB since its first task is
+# replaced by a new one once its task is done, and when tasks were waiting
+# the replacement is announced with this warning. A lesson that first
+# compiles with torch.compile grows a worker that much. The task's result has
+# already come back, so only the warning is dropped; a worker that dies
+# mid-task still fails the run (joblib raises TerminatedWorkerError).
+WORKER_RESTARTED = "A worker stopped while some jobs were given to the executor"
 
 
 def workers(stale: int) -> int:
