@@ -5,8 +5,8 @@ Today: custom operators with torch.library
 ==========================================
 
 ``torch.library.custom_op`` turns a Python function into a PyTorch operator:
-the way to wrap code PyTorch cannot see into (NumPy, or a kernel of your own
-in C++ or CUDA) so that ``torch.compile`` and autograd treat it as one opaque
+the way to wrap Python code PyTorch cannot see into (NumPy, or a library's
+bindings to C++ or CUDA) so that ``torch.compile`` and autograd treat it as one opaque
 operation, though ``torch.func`` does not differentiate it. Its gradient is
 registered with ``register_autograd``, and what the patterns taught still
 holds: double backward needs that backward to be made of operations autograd
@@ -173,9 +173,10 @@ assert len(messages) == 6 and all("through dbw.numpy_cos.default but no" in m fo
 # A kernel registered for a device (``"cpu"``, ``"cuda"``; in C++,
 # ``TORCH_LIBRARY_IMPL(ns, CPU, m)``) or for ``"default"`` (the
 # CompositeExplicitAutograd key: every device) leaves the Autograd keys empty
-# unless a kernel is registered there too. Autograd then only warns, with a
-# ``UserWarning`` that this "may lead to silently incorrect behavior", and
-# runs the kernel with grad mode on, on the tensor that requires grad. A
+# unless a kernel is registered there too. Autograd then runs the kernel with
+# grad mode on, on the tensor that requires grad, and only warns, when a
+# backward pass goes through the operator's output (a ``UserWarning`` that
+# this "may lead to silently incorrect behavior"): calling it shows nothing. A
 # kernel made of PyTorch operations is recorded operation by operation
 # (checked below). In one that leaves PyTorch, plain ``x.numpy()`` raises;
 # ``x.numpy(force=True)``, as in this page's kernels, or
@@ -192,7 +193,9 @@ assert len(messages) == 6 and all("through dbw.numpy_cos.default but no" in m fo
 # :func:`torch.autograd.grad` gives autograd's generic message, and
 # ``allow_unused=True`` gives ``None``. With another term in the loss, that
 # term's gradient alone comes out, wrong. Wrap such code with ``custom_op``,
-# or register an autograd kernel for the operator.
+# or give the operator a gradient with ``torch.library.register_autograd``,
+# which takes an operator defined with ``torch.library.define`` or, as
+# PyTorch's own route for C++ and CUDA kernels, with ``TORCH_LIBRARY``.
 
 torch.library.define("dbw::numpy_cos_raw", "(Tensor x) -> Tensor")
 
@@ -251,8 +254,10 @@ def _(x):
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    (minus_sin,) = torch.autograd.grad(torch.ops.dbw.torch_cos_raw(x).sum(), x)
-assert torch.allclose(minus_sin, -torch.sin(x))
+    cos_x = torch.ops.dbw.torch_cos_raw(x)
+    warned_at_call = len(caught)  # 0: the call itself warns of nothing
+    (minus_sin,) = torch.autograd.grad(cos_x.sum(), x)
+assert torch.allclose(minus_sin, -torch.sin(x)) and warned_at_call == 0
 assert any("torch_cos_raw: an autograd kernel was not" in str(w.message) for w in caught)
 
 
@@ -284,8 +289,10 @@ def grad_mode_seen(x: torch.Tensor) -> torch.Tensor:
     return torch.tensor(torch.is_grad_enabled())
 
 
-# Off for an input that requires grad; for one that does not, the caller's (on).
+# Off for an input that requires grad; for one that does not, the caller's.
 assert not grad_mode_seen(x) and grad_mode_seen(x.detach())
+with torch.no_grad():
+    assert not grad_mode_seen(x.detach())
 
 # %%
 # A kernel registered for no key (in C++, ``m.def(schema, fn)`` inside
@@ -352,13 +359,15 @@ assert numpy_error(torch.ops.dbw.numpy_cos_cia_plain).startswith("Can't call num
 # :math:`\cos'(x) = -\sin(x)`. Written with ``numpy_sin``, which has a
 # gradient, every higher derivative through ``torch.autograd`` is covered,
 # for ``SinFunction`` too. Not through :mod:`torch.func`: its ``grad`` refuses
-# ``SinFunction`` even at first order, and ``grad`` of ``grad`` too, while
-# ``vjp`` accepts it at first order. ``grad`` records the ``backward`` it
-# runs, so that it can be nested, and so reaches the custom operator in
-# ``SinFunction``'s ``backward`` with a tensor it tracks. The message asks for
-# a ``setup_context``, which ``SinFunction`` has: it is about the Function
-# that ``custom_op`` makes for ``numpy_cos`` (see below). The same Function
-# with ``torch.cos`` in its ``backward`` goes through ``grad``.
+# ``SinFunction`` even at first order, and ``grad`` of ``grad`` too. What
+# decides is where the ``backward`` runs. ``grad`` runs it inside its own
+# transform, so the custom operator in ``SinFunction``'s ``backward`` receives
+# a tensor the transform tracks. ``vjp`` and ``jacrev`` called outermost run
+# it after their transform has ended, and accept ``SinFunction`` at first
+# order; a ``vjp`` nested in ``grad`` or in another ``vjp`` refuses it too.
+# The message, which asks for a ``setup_context``, is about the Function that
+# ``custom_op`` makes for ``numpy_cos`` (see below). The same Function with
+# ``torch.cos`` in its ``backward`` goes through ``grad``.
 
 
 def cos_backward(ctx, grad_out):
@@ -392,10 +401,21 @@ def refusal(transform, point):
 
 by_grad = refusal(torch.func.grad(sin_sum), x.detach())
 by_grad_of_grad = refusal(torch.func.grad(torch.func.grad(sin_sum)), x.detach()[0, 0])
-_, vjp_fn = torch.func.vjp(SinFunction.apply, x.detach())
+_, vjp_fn = torch.func.vjp(SinFunction.apply, x.detach())  # outermost: accepted below
+by_jacrev = torch.func.jacrev(SinFunction.apply)(x.detach()[0])  # outermost: accepted
+ones = torch.ones_like(x)
+
+
+def sin_vjp(u):
+    return torch.func.vjp(SinFunction.apply, u)[1](ones)[0]
+
+
+vjp_in_grad = refusal(torch.func.grad(lambda u: sin_vjp(u).sum()), x.detach())
+vjp_in_vjp = refusal(lambda u: torch.func.vjp(sin_vjp, u)[1](ones), x.detach())
 print("torch.func.grad of SinFunction: RuntimeError:", by_grad)
-for refused in (by_grad, by_grad_of_grad):
+for refused in (by_grad, by_grad_of_grad, vjp_in_grad, vjp_in_vjp):
     assert refused.endswith("it must override the setup_context staticmethod")
+assert torch.allclose(by_jacrev, torch.diag(torch.cos(x.detach()[0])))
 
 
 class SinTorchCos(SinFunction):
@@ -478,13 +498,10 @@ for function in (SinOpInBackward, SinOpInJvp):  # torch.autograd gets both right
 # %%
 # Zeros, because all of ``SinOpInBackward``'s second derivative passes through
 # ``numpy_cos``. Only that operator's part is lost: with :math:`u^2` added to
-# the loss, the Hessian has 2 on its diagonal, plausible and wrong. Forward
-# over forward (``jacfwd`` of ``jacfwd``, ``jvp`` of ``jvp``) gives zeros even
-# for ``SinTorchRules``, with ``torch.cos`` in both staticmethods: a bug of
-# this PyTorch that hits any Function with a ``jvp``, whatever the ``jvp``
-# calls
-# (`pytorch/pytorch#197867
-# <https://github.com/pytorch/pytorch/issues/197867>`__).
+# the loss, the Hessian has 2 on its diagonal, plausible and wrong. With
+# ``torch.cos`` in both staticmethods (``SinTorchRules``), ``hessian`` is
+# right. Forward over forward gives zeros for any Function with a ``jvp``,
+# whatever it calls (:ref:`lesson 09 <lesson-torch-func>`).
 
 
 class SinTorchRules(SinOpInBackward):
@@ -508,19 +525,8 @@ print("with u**2, torch.func.hessian:", by_func.diagonal(), "| autograd:", by_au
 assert torch.equal(by_func, 2 * torch.eye(3, dtype=torch.float64))
 assert torch.allclose(by_autograd, torch.diag(2 - torch.sin(point)))
 assert torch.allclose(torch.func.hessian(summed(SinTorchRules))(point), right)
-by_fwd_fwd = fwd_fwd(summed(SinTorchRules))(point)
-print("jacfwd of jacfwd, SinTorchRules:", by_fwd_fwd.diagonal())
-assert torch.equal(by_fwd_fwd, torch.zeros(3, 3, dtype=torch.float64))
-assert torch.allclose(fwd_fwd(lambda u: torch.sin(u).sum())(point), right)
-
-
-def jvp_of_jvp(function):
-    v = torch.ones_like(point)
-    return torch.func.jvp(lambda u: torch.func.jvp(function, (u,), (v,))[1], (point,), (v,))[1]
-
-
-assert torch.equal(jvp_of_jvp(SinTorchRules.apply), torch.zeros_like(point))
-assert torch.allclose(jvp_of_jvp(torch.sin), -torch.sin(point))
+assert torch.equal(fwd_fwd(summed(SinTorchRules))(point), torch.zeros(3, 3, dtype=torch.float64))
+assert torch.allclose(fwd_fwd(lambda u: torch.sin(u).sum())(point), right)  # torch.sin: right
 
 # %%
 # Testing an operator: opcheck
@@ -546,7 +552,7 @@ results = torch.library.opcheck(numpy_sin, (x,))
 for name, result in results.items():
     print(f"{name:28} {result}")
 assert set(results.values()) == {"SUCCESS"}
-with warnings.catch_warnings():  # the warning shown above, expected
+with warnings.catch_warnings():  # the missing autograd kernel's UserWarning (quoted above)
     warnings.simplefilter("ignore")
     registered = {
         (op, sample.requires_grad): torch.library.opcheck(
@@ -621,17 +627,17 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #      - :func:`torch.library.custom_op`
 #    * - What it wraps
 #      - any Python code
-#      - code PyTorch cannot see into (NumPy, C++ or CUDA kernels), as one
-#        operator
+#      - Python code PyTorch cannot see into (NumPy, bindings to C++ or
+#        CUDA), as one operator
 #    * - :func:`torch.compile`
 #      - traced into, with the limits of
 #        :ref:`lesson 13 <lesson-torch-compile>`
 #      - one opaque operator (needs :func:`~torch.library.register_fake`)
 #    * - :mod:`torch.func`
 #      - yes, with ``setup_context``, and a ``backward`` and a ``jvp`` that
-#        call no custom operator where a transform records them (``grad``,
-#        and second order: above); ``vmap``, ``jacfwd`` and ``hessian`` also
-#        need a vmap rule, forward mode a ``jvp``
+#        call no custom operator where they run inside a transform
+#        (``grad``, and any nesting: above); ``vmap``, ``jacfwd`` and
+#        ``hessian`` also need a vmap rule, forward mode a ``jvp``
 #        (:ref:`lesson 09 <lesson-torch-func>`); but forward over forward
 #        gives zeros (a PyTorch bug)
 #      - ``grad``, ``vjp``, ``jacrev`` and ``hessian`` refuse it; ``jvp`` and
@@ -644,8 +650,7 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 #      - :func:`~torch.autograd.gradcheck`, :func:`~torch.autograd.gradgradcheck`
 #      - the same, plus :func:`~torch.library.opcheck`
 #
-# The :mod:`torch.func` row, checked on this build's PyTorch.
-# :func:`torch.func.jvp` and ``jacfwd`` give zeros. A dual tensor of
+# The :mod:`torch.func` row, checked on this build's PyTorch. A dual tensor of
 # ``torch.autograd.forward_ad`` (:ref:`lesson 08 <lesson-forward-mode>`)
 # whose primal requires no grad comes out with no tangent at all, with no
 # error either. One whose primal requires grad (with grad mode on), as in the
@@ -656,7 +661,6 @@ assert "test_faketensor failed" in str(error) and "Shapes" in str(error)
 
 import torch.autograd.forward_ad as fwAD
 
-ones = torch.ones_like(x)
 with warnings.catch_warnings():
     # PyTorch's own deprecation note when forward mode first loads (lesson 8)
     warnings.filterwarnings("ignore", message="`torch.jit.script` is (deprecated|not supported)")
@@ -710,7 +714,8 @@ assert refused == list(transforms)
 # ``vmap`` runs an operator without a vmap rule through a fallback that calls
 # it once for each element of the batch, and says so from C++, on the
 # process's standard error, where Python's ``warnings`` module cannot catch
-# it. The page reads that stream around each call. A rule registered with
+# it. The page reads that stream around each call, and the operator below
+# notes the shape of each input it receives. A rule registered with
 # ``register_vmap`` replaces the fallback, and the message goes away: for an
 # elementwise operator, the rule is one call on the whole batch.
 
@@ -732,22 +737,34 @@ def run_reading_stderr(action):
         return result, captured.read()
 
 
+shapes = []  # the shape of each input the kernel below receives
+
+
+@torch.library.custom_op("dbw::numpy_sin_noted", mutates_args=())
+def numpy_sin_noted(x: torch.Tensor) -> torch.Tensor:
+    shapes.append(tuple(x.shape))
+    return numpy_sin(x)
+
+
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    by_fallback, said = run_reading_stderr(lambda: torch.func.vmap(numpy_sin)(x.detach()))
+    by_fallback, said = run_reading_stderr(lambda: torch.func.vmap(numpy_sin_noted)(x.detach()))
 print("without a rule:", said[said.index("Warning: ") :].split(" (function")[0])
-assert "we have not yet implemented the batching rule for dbw::numpy_sin" in said
+print("kernel calls, shapes:", shapes)
+assert "we have not yet implemented the batching rule for dbw::numpy_sin_noted" in said
 assert not any("batching rule" in str(w.message) for w in caught)  # stderr only
+assert shapes == [(3,)] * 4  # one call per element of the batch of 4
 
 
-@numpy_sin.register_vmap
+@numpy_sin_noted.register_vmap
 def _(info, in_dims, x):
-    return numpy_sin(x), in_dims[0]  # elementwise: the batch dimension stays put
+    return numpy_sin_noted(x), in_dims[0]  # elementwise: the batch dimension stays put
 
 
-by_rule, said = run_reading_stderr(lambda: torch.func.vmap(numpy_sin, in_dims=1)(x.detach()))
-print("with register_vmap: nothing said:", said == "")
-assert said == ""
+shapes.clear()
+by_rule, said = run_reading_stderr(lambda: torch.func.vmap(numpy_sin_noted, in_dims=1)(x.detach()))
+print("with register_vmap: nothing said:", said == "", "| kernel calls, shapes:", shapes)
+assert said == "" and shapes == [(4, 3)]  # one call on the whole batch
 assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, torch.sin(x).T)
 
 # %%
@@ -760,7 +777,8 @@ assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, tor
 # * Its double backward needs a backward made of operations with gradients;
 #   in reverse mode, a ``custom_op`` without one stops the second pass with an
 #   error. An operator registered the lower-level way for a device or
-#   ``"default"`` without an autograd kernel only warns; one registered for no
+#   ``"default"`` without an autograd kernel only warns, when a backward goes
+#   through it; one registered for no
 #   key or for ``"CompositeImplicitAutograd"`` runs under autograd as it is.
 #   In both, a kernel that leaves PyTorch raises at plain ``x.numpy()``, and
 #   one that detaches first (``force=True``) gives a constant, in the second
@@ -772,9 +790,8 @@ assert torch.allclose(by_fallback, torch.sin(x)) and torch.allclose(by_rule, tor
 #   forward mode must differentiate is written as a Function, and so is code
 #   outside PyTorch that its ``backward`` calls (pattern 4): a second
 #   Function, not a custom operator, with its own ``setup_context``, ``jvp``
-#   and vmap rule (``jacrev`` vmaps the ``backward``); forward over forward
-#   still gives zeros. A custom operator in a Function's
-#   ``backward`` makes :func:`torch.func.hessian` silently drop that
+#   and vmap rule (``jacrev`` vmaps the ``backward``). A custom operator in a
+#   Function's ``backward`` makes :func:`torch.func.hessian` silently drop that
 #   operator's part of the second derivative (for ``SinOpInBackward``, all of
 #   it: zeros); one in its ``jvp`` makes ``jacrev`` of ``jacfwd`` refuse it.
 # * Test with :func:`~torch.autograd.gradcheck`,
